@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Installs what slicelab needs, only where it is missing. Idempotent.
+#   scripts/setup.sh [GROUP…]   groups: core (default), jupyter, postgres, browser, build, vm
+# Debian packages come from the machine's configured apt sources; npm packages from package-lock.json.
+# The Jupyter kernel spec for tslab is installed under the kit's work directory (.work/jupyter),
+# never into the user's own Jupyter configuration.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+WORK="${SLICELAB_WORK:-$ROOT/.work}"
+groups=("$@"); [ ${#groups[@]} -eq 0 ] && groups=(core)
+
+declare -A PKGS=(
+  [core]="git"
+  [jupyter]="jupyter-nbconvert python3-nbconvert jupyter-client python3-ipython python3-scipy"
+  [postgres]="postgresql-15 postgresql-client-15 sysbench"
+  [browser]="chromium"
+  [build]="build-essential ccache bison flex zlib1g-dev libssl-dev libelf-dev bc cpio dpkg-dev pkg-config gnupg"
+  [vm]="qemu-system-x86 trace-cmd linux-perf"
+)
+
+need=()
+for g in "${groups[@]}"; do
+  [ -n "${PKGS[$g]+x}" ] || { echo "setup: unknown group \"$g\" (known: ${!PKGS[*]})" >&2; exit 2; }
+  for p in ${PKGS[$g]}; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then need+=("$p"); fi
+  done
+done
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${need[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -q >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+# npm packages: install when node_modules is missing or older than the lock file.
+cd "$ROOT"
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+# The compiled library (notebooks import ../dist/…): rebuild when a source is newer than the build.
+if [ ! -f dist/src/cli/main.js ] || [ -n "$(find src test scripts -name '*.ts' -newer dist/src/cli/main.js -print -quit 2>/dev/null)" ]; then
+  echo "setup: building TypeScript"
+  npx tsc -p tsconfig.json || { echo "setup: TypeScript build failed" >&2; exit 1; }
+  touch dist/src/cli/main.js
+fi
+
+for g in "${groups[@]}"; do
+  if [ "$g" = jupyter ]; then
+    spec="$WORK/jupyter/share/jupyter/kernels/tslab/kernel.json"
+    if [ ! -f "$spec" ] || ! grep -q "$ROOT/node_modules/.bin/tslab" "$spec"; then
+      echo "setup: registering the tslab kernel under $WORK/jupyter"
+      mkdir -p "$WORK/jupyter"
+      "$ROOT/node_modules/.bin/tslab" install --python=/usr/bin/python3 \
+        --tslab="$ROOT/node_modules/.bin/tslab" --prefix="$WORK/jupyter" >/dev/null
+    fi
+  fi
+done
