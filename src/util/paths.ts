@@ -16,3 +16,14 @@ export function repoRoot(): string {
 export function workDir(): string {
   return resolve(process.env.SLICELAB_WORK ?? join(repoRoot(), ".work"));
 }
+
+/**
+ * The kit's build cache (PostgreSQL and kernel builds, ccache, downloaded sources):
+ * outside the clone so that fresh clones on the same machine reuse it.
+ * `$SLICELAB_CACHE`, else `$XDG_CACHE_HOME/slicelab`, else `~/.cache/slicelab`.
+ */
+export function cacheDir(): string {
+  if (process.env.SLICELAB_CACHE) return resolve(process.env.SLICELAB_CACHE);
+  const base = process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? "/root", ".cache");
+  return join(base, "slicelab");
+}
