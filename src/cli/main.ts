@@ -1,10 +1,17 @@
 import { UserError } from "../util/errors.js";
-import { wantsHelp, type Command } from "./command.js";
+import { wantsHelp } from "./command.js";
 import { commands } from "./registry.js";
 
-function topUsage(): string {
+async function topUsage(): Promise<string> {
   const width = Math.max(...commands.map((c) => c.name.length));
-  const lines = commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  const lines: string[] = [];
+  for (const entry of commands) {
+    const summary = await entry.load().then(
+      (c) => c.summary,
+      (err: unknown) => `(cannot be loaded: ${err instanceof Error ? err.message : String(err)})`,
+    );
+    lines.push(`  ${entry.name.padEnd(width)}  ${summary}`);
+  }
   return [
     "usage: slicelab COMMAND [ARGS…] [--json]",
     "",
@@ -22,14 +29,15 @@ function topUsage(): string {
 export async function runCli(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
-    process.stdout.write(`${topUsage()}\n`);
+    process.stdout.write(`${await topUsage()}\n`);
     return name === undefined ? 2 : 0;
   }
-  const cmd: Command | undefined = commands.find((c) => c.name === name);
-  if (!cmd) {
-    process.stderr.write(`slicelab: unknown command "${name}"\n\n${topUsage()}\n`);
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
+    process.stderr.write(`slicelab: unknown command "${name}"\n\n${await topUsage()}\n`);
     return 2;
   }
+  const cmd = await entry.load();
   if (wantsHelp(rest)) {
     process.stdout.write(`${cmd.usage.trimEnd()}\n`);
     return 0;

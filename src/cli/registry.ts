@@ -1,23 +1,20 @@
 import type { Command } from "./command.js";
-import { parseCommand } from "./commands/parse.js";
-import { compareCommand } from "./commands/compare.js";
-import { claimsCommand } from "./commands/claims.js";
-import { reportCommand } from "./commands/report.js";
-import { benchCommand } from "./commands/bench.js";
-import { postgresCommand } from "./commands/postgres.js";
-import { microCommand } from "./commands/micro.js";
-import { kernelCommand } from "./commands/kernel.js";
-import { vmCommand } from "./commands/vm.js";
+
+/** A subcommand and how to load it: modules load on demand, so one command's dependencies never slow or break another. */
+export interface CommandEntry {
+  name: string;
+  load(): Promise<Command>;
+}
 
 /** Every subcommand, in the order `slicelab --help` lists them. */
-export const commands: Command[] = [
-  parseCommand,
-  compareCommand,
-  claimsCommand,
-  reportCommand,
-  benchCommand,
-  postgresCommand,
-  microCommand,
-  kernelCommand,
-  vmCommand,
+export const commands: CommandEntry[] = [
+  { name: "parse", load: async () => (await import("./commands/parse.js")).parseCommand },
+  { name: "compare", load: async () => (await import("./commands/compare.js")).compareCommand },
+  { name: "claims", load: async () => (await import("./commands/claims.js")).claimsCommand },
+  { name: "report", load: async () => (await import("./commands/report.js")).reportCommand },
+  { name: "bench", load: async () => (await import("./commands/bench.js")).benchCommand },
+  { name: "postgres", load: async () => (await import("./commands/postgres.js")).postgresCommand },
+  { name: "micro", load: async () => (await import("./commands/micro.js")).microCommand },
+  { name: "kernel", load: async () => (await import("./commands/kernel.js")).kernelCommand },
+  { name: "vm", load: async () => (await import("./commands/vm.js")).vmCommand },
 ];

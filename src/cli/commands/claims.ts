@@ -1,11 +1,57 @@
 import type { Command } from "../command.js";
+import { numberOption, parseCommandArgs, printJson } from "../args.js";
 import { UserError } from "../../util/errors.js";
+import { buildLedger, findClaim, formatClaim, formatLedgerTable, LEDGER_DEFAULTS } from "../../claims/index.js";
+
+const usage = `usage: slicelab claims [--id ID] [--json] [--seed N] [--resamples N] [--alpha A]
+
+The claims ledger: each quantitative claim of the four source posts (Rostedt 2023,
+Sangappa 2024, Lahr 2001 thread, Lu 2023) recomputed from the raw numbers they
+posted (data/published/), with an uncertainty, a verdict and a one-line reason.
+
+Verdicts: reproduced, not reproduced, not significant, fragile, consistent,
+not checkable (their meanings are printed under the table).
+
+options:
+  --id ID          show one claim with every field (e.g. rostedt-2023/smaller-std-dev)
+  --json           print JSON: an array of claims (or one claim with --id), keys in a
+                   fixed order: id, source, claim, published, recomputed, uncertainty,
+                   verdict, reason, basis, values
+  --seed N         bootstrap seed (default ${LEDGER_DEFAULTS.seed})
+  --resamples N    bootstrap resamples (default ${LEDGER_DEFAULTS.resamples})
+  --alpha A        significance level, 1 − confidence of the intervals (default ${LEDGER_DEFAULTS.alpha})
+  -h, --help       this text
+
+exit status: 0, or 2 for a bad option or an unknown claim id`;
 
 export const claimsCommand: Command = {
   name: "claims",
-  summary: "(not implemented yet)",
-  usage: "usage: slicelab claims … (not implemented yet)",
-  async run() {
-    throw new UserError("slicelab claims is not implemented yet");
+  summary: "the published claims, recomputed, with uncertainty and verdict",
+  usage,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs("claims", argv, {
+      id: { type: "string" },
+      json: { type: "boolean" },
+      seed: { type: "string" },
+      resamples: { type: "string" },
+      alpha: { type: "string" },
+    });
+    if (positionals.length > 0) {
+      throw new UserError(`unexpected argument "${positionals[0]}" (see \`slicelab claims --help\`)`);
+    }
+    const ledger = buildLedger({
+      seed: numberOption("seed", values.seed, LEDGER_DEFAULTS.seed),
+      resamples: numberOption("resamples", values.resamples, LEDGER_DEFAULTS.resamples),
+      alpha: numberOption("alpha", values.alpha, LEDGER_DEFAULTS.alpha),
+    });
+    if (values.id !== undefined) {
+      const e = findClaim(ledger, values.id);
+      if (values.json) printJson(e);
+      else process.stdout.write(`${formatClaim(e, process.stdout.columns || 100)}\n`);
+      return 0;
+    }
+    if (values.json) printJson(ledger);
+    else process.stdout.write(`${formatLedgerTable(ledger, Math.max(100, process.stdout.columns || 120))}\n`);
+    return 0;
   },
 };

@@ -1,11 +1,55 @@
 import type { Command } from "../command.js";
+import { parseCommandArgs, numberOption, printJson } from "../args.js";
 import { UserError } from "../../util/errors.js";
+import { buildReport } from "../../report/build.js";
+
+const usage = `usage: slicelab report [--out DIR] [--no-execute] [--timeout SECONDS] [--json]
+
+Executes every notebook (notebooks/*.ipynb, in name order) in a fresh tslab
+kernel, converts each to HTML and writes DIR/index.html: the claims ledger table
+and all notebooks with their figures, viewable offline (no scripts, no network),
+plus one page per notebook under DIR/notebooks/. DIR is replaced atomically.
+
+options:
+  --out DIR          output directory (default: reports)
+  --no-execute       convert the notebooks as committed, without running them
+  --timeout SECONDS  per-cell timeout when executing (default: 300)
+  --json             print {index, notebooks, claims, seconds} as JSON
+
+Needs the tslab kernel spec and Debian's Jupyter tools: bash scripts/setup.sh jupyter`;
 
 export const reportCommand: Command = {
   name: "report",
-  summary: "(not implemented yet)",
-  usage: "usage: slicelab report … (not implemented yet)",
-  async run() {
-    throw new UserError("slicelab report is not implemented yet");
+  summary: "execute the notebooks and write the HTML report (reports/index.html)",
+  usage,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs("report", argv, {
+      out: { type: "string" },
+      "no-execute": { type: "boolean" },
+      timeout: { type: "string" },
+      json: { type: "boolean" },
+    });
+    if (positionals.length > 0) throw new UserError(`unexpected argument "${positionals[0]}" (see \`slicelab report --help\`)`);
+    const timeout = numberOption("timeout", values.timeout, 300);
+    if (!(timeout > 0)) throw new UserError(`--timeout expects a positive number of seconds, got "${values.timeout}"`);
+    const result = await buildReport({
+      outDir: values.out ?? "reports",
+      execute: !values["no-execute"],
+      timeoutSeconds: timeout,
+      log: values.json ? undefined : (line) => process.stderr.write(`${line}\n`),
+    });
+    const seconds = Math.round(result.durationMs / 100) / 10;
+    if (values.json) {
+      printJson({
+        index: result.index,
+        notebooks: result.notebooks.map((n) => ({ name: n.name, title: n.title, page: n.page, values: n.values.length, executeSeconds: Math.round(n.executeMs / 100) / 10 })),
+        claims: result.claims,
+        seconds,
+      });
+    } else {
+      process.stdout.write(`report: ${result.notebooks.length} notebooks, ${result.claims} claims, ${seconds} s\n`);
+      process.stdout.write(`report: open ${result.index}\n`);
+    }
+    return 0;
   },
 };

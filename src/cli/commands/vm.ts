@@ -1,11 +1,142 @@
 import type { Command } from "../command.js";
+import { numberOption, parseCommandArgs, printJson } from "../args.js";
 import { UserError } from "../../util/errors.js";
+import { runVm, chooseAccel, type Accel, type VmOptions } from "../../vm/qemu.js";
+import { defaultKernelImage } from "../../kernel/ensure.js";
+import { buildProbe, parseProbeOutput, sliceStatsDelta } from "../../vm/probe.js";
+
+const usage = `usage: slicelab vm SUBCOMMAND [OPTIONS] [--json]
+
+  run [VM OPTIONS] -- COMMAND [ARGS…]
+      Boot the kernel under QEMU with the host's root filesystem shared
+      read-only (virtio-9p; writable tmpfs overlays on /etc, /var, /root, /home,
+      /srv, /opt, /usr/local and the kit's .work/), run COMMAND as the guest's
+      only program, stream the console, and exit with COMMAND's exit status.
+      Files written to $SLICELAB_VM_OUT inside come back in the run's out/
+      directory (printed at the end). Exit 124 when --timeout expires.
+  probe [VM OPTIONS] [--threads T] [--seconds S] [--set-nsec N]
+      Run the slice-extension probe (src/vm/slice-probe.c) in the VM: prctl
+      PR_RSEQ_SLICE_EXTENSION GET/SET, debugfs rseq/slice_ext_nsec, and with
+      --threads an oversubscribed request/yield loop with rseq/stats before/after.
+  accel [--kernel PATH]
+      Say whether KVM works for this kernel (a short probe boot) or TCG is used.
+
+VM OPTIONS
+  --kernel PATH     bzImage (default: the cached build for slice-ext + vm)
+  --cpus N          virtual CPUs (default 2)
+  --mem MIB         memory in MiB (default 2048)
+  --append ARGS     extra kernel command line (e.g. "preempt=full rseq_slice_ext=0")
+  --timeout S       kill the guest after S seconds (default 600)
+  --accel auto|kvm|tcg   default auto: KVM if a probe boot reaches the command, else TCG
+  --out DIR         shared results directory (default: .work/vm/runs/ID/out)
+  --env K=V         environment for COMMAND (repeatable)
+  --quiet           do not stream the console
+
+Under TCG the CPU is emulated: timings are functional evidence, not performance evidence.`;
+
+const vmOptions = {
+  kernel: { type: "string" },
+  cpus: { type: "string" },
+  mem: { type: "string" },
+  append: { type: "string" },
+  timeout: { type: "string" },
+  accel: { type: "string" },
+  out: { type: "string" },
+  env: { type: "string", multiple: true },
+  quiet: { type: "boolean" },
+  json: { type: "boolean" },
+} as const;
+
+type VmValues = { [K in keyof typeof vmOptions]?: (typeof vmOptions)[K] extends { multiple: true } ? string[] : (typeof vmOptions)[K]["type"] extends "boolean" ? boolean : string };
+
+function vmOpts(values: VmValues, command: string[]): VmOptions {
+  const accel = values.accel ?? "auto";
+  if (!["auto", "kvm", "tcg"].includes(accel)) throw new UserError(`--accel expects auto, kvm or tcg, got "${accel}"`);
+  const env: Record<string, string> = {};
+  for (const kv of values.env ?? []) {
+    const i = kv.indexOf("=");
+    if (i <= 0) throw new UserError(`--env expects NAME=VALUE, got "${kv}"`);
+    env[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+  return {
+    kernel: values.kernel ?? defaultKernelImage(),
+    cpus: numberOption("cpus", values.cpus, 2),
+    memMiB: numberOption("mem", values.mem, 2048),
+    append: values.append,
+    timeoutS: numberOption("timeout", values.timeout, 600),
+    accel: accel as Accel | "auto",
+    outDir: values.out,
+    env,
+    command,
+    onConsole: values.quiet || values.json ? undefined : (s) => process.stderr.write(s),
+  };
+}
 
 export const vmCommand: Command = {
   name: "vm",
-  summary: "(not implemented yet)",
-  usage: "usage: slicelab vm … (not implemented yet)",
-  async run() {
-    throw new UserError("slicelab vm is not implemented yet");
+  summary: "boot a kernel in QEMU (host root read-only over 9p) and run a command inside",
+  usage,
+  async run(argv) {
+    const [sub, ...rest] = argv;
+    const dd = rest.indexOf("--");
+    const before = dd >= 0 ? rest.slice(0, dd) : rest;
+    const command = dd >= 0 ? rest.slice(dd + 1) : [];
+    switch (sub) {
+      case "run": {
+        const { values, positionals } = parseCommandArgs("vm", before, vmOptions);
+        if (positionals.length > 0) throw new UserError(`expected \`--\` before the command, found "${positionals[0]}" (see \`slicelab vm --help\`)`);
+        const r = await runVm(vmOpts(values as VmValues, command));
+        if (values.json) printJson(r);
+        else {
+          process.stderr.write(
+            `\nslicelab vm: ${r.accel.toUpperCase()} (${r.accelReason}); boot to command ${r.bootToCommandS ?? "—"} s, total ${r.totalS} s${r.accel === "tcg" ? " (TCG: emulated CPU, not a performance measurement)" : ""}\nslicelab vm: results in ${r.outDir}\n`,
+          );
+        }
+        if (r.timedOut) {
+          process.stderr.write(`slicelab vm: timed out after ${values.timeout ?? 600} s; the guest was killed\n`);
+          return 124;
+        }
+        if (r.exitStatus === null) {
+          process.stderr.write(`slicelab vm: the guest stopped before the command finished (see ${r.consoleLog})\n`);
+          return 125;
+        }
+        return r.exitStatus;
+      }
+      case "probe": {
+        const { values, positionals } = parseCommandArgs("vm", before, {
+          ...vmOptions,
+          threads: { type: "string" },
+          seconds: { type: "string" },
+          "set-nsec": { type: "string" },
+        });
+        if (positionals.length > 0 || command.length > 0) throw new UserError("`vm probe` takes no command");
+        const bin = await buildProbe();
+        const args = [bin];
+        if (values.threads) args.push("--threads", String(numberOption("threads", values.threads, 0)));
+        if (values.seconds) args.push("--seconds", String(numberOption("seconds", values.seconds, 2)));
+        if (values["set-nsec"]) args.push("--set-nsec", String(numberOption("set-nsec", values["set-nsec"], 0)));
+        const r = await runVm(vmOpts(values as VmValues, args));
+        if (r.exitStatus !== 0) throw new UserError(`slice-probe exited with ${r.exitStatus ?? "no status"} in the VM (console: ${r.consoleLog})`);
+        const rep = parseProbeOutput(r.commandOutput, r.consoleLog);
+        const delta = sliceStatsDelta(rep);
+        if (values.json) printJson({ accel: r.accel, accelReason: r.accelReason, append: r.append, bootToCommandS: r.bootToCommandS, probe: rep, statsDelta: delta ?? null });
+        else {
+          process.stdout.write(
+            `kernel ${rep.kernelRelease}, ${r.accel.toUpperCase()}: slice extension ${rep.sliceExtensionUsable ? "usable" : "NOT usable"} (prctl GET before ${rep.prctlGetBefore}, SET ${rep.prctlSet ?? "—"}, GET after ${rep.prctlGetAfter ?? "—"}; rseq area ${rep.rseqRegistration ?? "—"}; slice_ext_nsec ${rep.sliceExtNsec})\n`,
+          );
+          if (rep.spin) process.stdout.write(`spin: ${rep.spin.requests} requests, ${rep.spin.grantedSeen} grants seen, ${rep.spin.revokedSeen} revoked seen; rseq/stats delta ${JSON.stringify(delta)}\n`);
+        }
+        return 0;
+      }
+      case "accel": {
+        const { values } = parseCommandArgs("vm", before, { kernel: { type: "string" }, json: { type: "boolean" } });
+        const a = await chooseAccel(values.kernel ?? defaultKernelImage());
+        if (values.json) printJson(a);
+        else process.stdout.write(`${a.accel}: ${a.reason}\n`);
+        return 0;
+      }
+      default:
+        throw new UserError(`expected a subcommand (run, probe, accel), found ${sub === undefined ? "none" : `"${sub}"`} (see \`slicelab vm --help\`)`);
+    }
   },
 };

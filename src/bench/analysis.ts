@@ -1,0 +1,133 @@
+import { compareSamples, mean, sd, summary, tQuantile, tTwoSidedP, type Comparison, type Summary } from "../stats/index.js";
+import { UserError } from "../util/errors.js";
+import { seriesRows, type SeriesRow } from "./series.js";
+
+/**
+ * The analysis of a two-variant series, three ways on the same runs:
+ *  - blocks: the design's own analysis. Each block holds one run of A and one of B
+ *    run back to back, so the within-block difference B − A cancels whatever the
+ *    machine did at that time; the CI is a paired t interval over blocks.
+ *  - unpaired: the analysis of a sequential design (two independent samples,
+ *    Welch), applied to the same runs: it ignores the pairing.
+ *  - timeSplit: what a sequential design would have seen on this machine if nothing
+ *    differed: the first half of the runs (in time) against the second half,
+ *    whatever their labels. In an A/A series any difference here is drift.
+ * Differences are in % of variant A's mean.
+ */
+export interface IntervalPct {
+  n: number;
+  meanDiffPct: number;
+  ciPct: [number, number];
+  halfWidthPct: number;
+  df: number;
+  p: number;
+}
+
+export interface SeriesAnalysis {
+  dir: string;
+  workload: string;
+  labels: { a: string; b: string };
+  warmupExcluded: number;
+  a: Summary;
+  b: Summary;
+  blocks: IntervalPct & { correlation: number };
+  unpaired: IntervalPct;
+  timeSplit: IntervalPct & { firstRuns: [number, number]; secondRuns: [number, number] };
+  /** unpaired half-width / blocks half-width: > 1 when blocking narrowed the interval. */
+  halfWidthRatio: number;
+  comparison: Comparison;
+}
+
+function pearson(x: number[], y: number[]): number {
+  const mx = mean(x);
+  const my = mean(y);
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (let i = 0; i < x.length; i++) {
+    const dx = (x[i] as number) - mx;
+    const dy = (y[i] as number) - my;
+    sxy += dx * dy;
+    sxx += dx * dx;
+    syy += dy * dy;
+  }
+  return sxy / Math.sqrt(sxx * syy);
+}
+
+function welchPct(c: Comparison): IntervalPct {
+  const w = c.welch;
+  return { n: c.a.n + c.b.n, meanDiffPct: w.differencePct, ciPct: w.ciPct, halfWidthPct: (w.ciPct[1] - w.ciPct[0]) / 2, df: w.df, p: w.p };
+}
+
+/** Analyses the tps of one workload of a two-variant series directory. */
+export function analyzeSeries(
+  dir: string,
+  opts: { a?: string; b?: string; workload?: string; includeWarmup?: boolean; alpha?: number } = {},
+): SeriesAnalysis {
+  const all = seriesRows(dir);
+  const workloads = [...new Set(all.map((r) => r.workload))];
+  const workload = opts.workload ?? workloads[0];
+  if (workload === undefined || !workloads.includes(workload)) {
+    throw new UserError(`${dir}: expected a workload among ${workloads.join(", ") || "(no finished runs)"}, found ${String(opts.workload)}`);
+  }
+  const rowsAll = all.filter((r) => r.workload === workload);
+  const rows = rowsAll.filter((r) => opts.includeWarmup || !r.warmup);
+  const variants = [...new Set(rowsAll.map((r) => r.variant))];
+  const a = opts.a ?? variants[0];
+  const b = opts.b ?? variants[1];
+  if (a === undefined || b === undefined || !variants.includes(a) || !variants.includes(b) || a === b) {
+    throw new UserError(`${dir}: expected two variants among ${variants.join(", ")}, found ${String(a)} and ${String(b)}`);
+  }
+  const alpha = opts.alpha ?? 0.05;
+  const byBlock = new Map<number, { a?: SeriesRow; b?: SeriesRow }>();
+  for (const r of rows) {
+    const e = byBlock.get(r.block) ?? {};
+    if (r.variant === a) e.a = r;
+    if (r.variant === b) e.b = r;
+    byBlock.set(r.block, e);
+  }
+  const pairs = [...byBlock.values()].filter((e) => e.a && e.b) as { a: SeriesRow; b: SeriesRow }[];
+  const A = rows.filter((r) => r.variant === a).map((r) => r.tps);
+  const B = rows.filter((r) => r.variant === b).map((r) => r.tps);
+  if (pairs.length < 2 || A.length < 2 || B.length < 2) throw new UserError(`${dir}: expected at least 2 complete blocks of ${a} and ${b}, found ${pairs.length}`);
+  const meanA = mean(A);
+  const d = pairs.map((p) => p.b.tps - p.a.tps);
+  const n = d.length;
+  const se = sd(d) / Math.sqrt(n);
+  const tq = tQuantile(1 - alpha / 2, n - 1);
+  const md = mean(d);
+  const pct = (x: number) => (x / meanA) * 100;
+  const blocks = {
+    n,
+    meanDiffPct: pct(md),
+    ciPct: [pct(md - tq * se), pct(md + tq * se)] as [number, number],
+    halfWidthPct: pct(tq * se),
+    df: n - 1,
+    p: tTwoSidedP(md / se, n - 1),
+    correlation: pearson(pairs.map((p) => p.a.tps), pairs.map((p) => p.b.tps)),
+  };
+  const comparison = compareSamples(A, B, { labels: [a, b], alpha });
+  const unpaired = welchPct(comparison);
+  const ordered = rows.filter((r) => r.variant === a || r.variant === b).sort((x, y) => x.run - y.run);
+  const half = Math.floor(ordered.length / 2);
+  const first = ordered.slice(0, half);
+  const second = ordered.slice(ordered.length - half);
+  const ts = compareSamples(first.map((r) => r.tps), second.map((r) => r.tps), { labels: ["first half", "second half"], alpha, resamples: 1000 });
+  return {
+    dir,
+    workload,
+    labels: { a, b },
+    warmupExcluded: rowsAll.length - rows.length,
+    a: summary(A),
+    b: summary(B),
+    blocks,
+    unpaired,
+    timeSplit: {
+      ...welchPct(ts),
+      firstRuns: [first[0]?.run ?? 0, first[first.length - 1]?.run ?? 0],
+      secondRuns: [second[0]?.run ?? 0, second[second.length - 1]?.run ?? 0],
+    },
+    halfWidthRatio: unpaired.halfWidthPct / blocks.halfWidthPct,
+    comparison,
+  };
+}

@@ -1,0 +1,85 @@
+import type { Verdict } from "./verdicts.js";
+
+/** The four source posts (see data/published/ and ../shared/seeds/). */
+export const SOURCES = ["rostedt-2023", "sangappa-2024", "lahr-2001", "lu-2023"] as const;
+export type SourceId = (typeof SOURCES)[number];
+
+/** A machine-readable number of an entry: finite, or null when undefined (JSON has no NaN). */
+export type ClaimValue = number | null;
+
+/**
+ * One quantitative claim of a source post, checked against the posted numbers.
+ * Keys are always in this order (the JSON output of `slicelab claims --json` is stable).
+ */
+export interface ClaimEntry {
+  /** Stable identifier, `<source>/<claim>`, e.g. `rostedt-2023/difference-beyond-noise`. */
+  id: string;
+  source: SourceId;
+  /** The claim, in the post's words where it has them (quoted). */
+  claim: string;
+  /** The published figure(s) exactly as printed in the post. */
+  published: string;
+  /** What we recompute from the posted raw numbers. */
+  recomputed: string;
+  /** Uncertainty of the recomputation (interval, rounding bounds), or null when none is meaningful. */
+  uncertainty: string | null;
+  verdict: Verdict;
+  /** One line: why this verdict. */
+  reason: string;
+  /** Which rows/columns/runs the recomputation used and which assumption it makes. */
+  basis: string;
+  /** The key numbers of the recomputation, by name (stable order; used by notebooks and tests). */
+  values: Record<string, ClaimValue>;
+}
+
+/** Builds an entry with the keys in their fixed order; non-finite values become null. */
+export function claimEntry(e: {
+  id: string;
+  source: SourceId;
+  claim: string;
+  published: string;
+  recomputed: string;
+  uncertainty: string | null;
+  verdict: Verdict;
+  reason: string;
+  basis: string;
+  values: Record<string, number | null>;
+}): ClaimEntry {
+  const values: Record<string, ClaimValue> = {};
+  for (const [k, v] of Object.entries(e.values)) values[k] = v === null || !Number.isFinite(v) ? null : v;
+  return {
+    id: e.id,
+    source: e.source,
+    claim: e.claim,
+    published: e.published,
+    recomputed: e.recomputed,
+    uncertainty: e.uncertainty,
+    verdict: e.verdict,
+    reason: e.reason,
+    basis: e.basis,
+    values,
+  };
+}
+
+/**
+ * The name under which notebooks record a ledger value (src/report `recordValue`):
+ * `rostedt-2023/smaller-std-dev` + `fTestP` → `rostedt-2023.smaller-std-dev.f-test-p`;
+ * key "verdict" names the entry's verdict.
+ */
+export function claimValueName(id: string, key: string): string {
+  const k = key
+    .replace(/([a-z0-9])([A-Z])/g, "$1-$2")
+    .replace(/([A-Z])([A-Z][a-z])/g, "$1-$2")
+    .toLowerCase();
+  return `${id.replace("/", ".")}.${k}`;
+}
+
+/** Every (name, value) a notebook can record for the ledger: each entry's verdict and values. */
+export function ledgerValueNames(ledger: readonly ClaimEntry[]): Map<string, ClaimValue | string> {
+  const m = new Map<string, ClaimValue | string>();
+  for (const e of ledger) {
+    m.set(claimValueName(e.id, "verdict"), e.verdict);
+    for (const [k, v] of Object.entries(e.values)) m.set(claimValueName(e.id, k), v);
+  }
+  return m;
+}

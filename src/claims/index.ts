@@ -1,0 +1,43 @@
+// The claims ledger of slicelab: one source post per file, the verdict rules in
+// verdicts.ts, the assembly from data/published/ in ledger.ts. Re-exported here.
+export { VERDICTS, VERDICT_MEANINGS, effectVerdict, figureVerdict, outlierVerdict, overlaps, type Verdict, type Interval, type EffectEvidence, type TestOutcome } from "./verdicts.js";
+export { SOURCES, claimEntry, claimValueName, ledgerValueNames, type ClaimEntry, type ClaimValue, type SourceId } from "./entry.js";
+export { buildLedger, findClaim, ledgerOptions, LEDGER_DEFAULTS, type LedgerOptions } from "./ledger.js";
+export { formatLedgerTable, formatClaim, wrap } from "./format.js";
+export { rostedtInput, sangappaInput, lahrInput, luInput, printedResolution, testKey } from "./inputs.js";
+export {
+  rostedtClaims,
+  rostedtComparison,
+  bootstrapExclusion,
+  seedCheckBootstraps,
+  fTestRule,
+  grubbs,
+  populationSd,
+  printedAs,
+  rankFromLowest,
+  SEED_CHECKS,
+  type RostedtData,
+  type RostedtSide,
+  type RostedtOptions,
+  type PrintedFigure,
+  type GrubbsResult,
+  type SeedCheckedExclusion,
+} from "./rostedt.js";
+export { sangappaClaims, improvementPct, improvementBounds, type SangappaTest } from "./sangappa.js";
+export {
+  lahrClaims,
+  lockGroups,
+  lostTime,
+  waitMeanEvidence,
+  printedTimeInterval,
+  printedTimeResolutionUs,
+  sectionLabel,
+  SMALL_LOST_SHARE_PCT,
+  type LahrData,
+  type LockRow,
+  type LostTime,
+  type SpraulFigures,
+  type WaitMeanEvidence,
+} from "./lahr.js";
+export { luClaims, ratioBounds, type LuData, type ProfileRow } from "./lu.js";
+export { decimalsOf, printedInterval, roundedInterval, roundTo, truncateTo, fmt, fmtP, fmtInterval, fmtInt, fmtSignedPct } from "./numbers.js";

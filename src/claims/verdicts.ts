@@ -1,0 +1,125 @@
+/**
+ * The verdict vocabulary of the claims ledger and the rules that choose a verdict.
+ *
+ * A verdict is never typed in by hand: every ledger entry gets it from one of the
+ * decision functions below, applied to numbers recomputed from the posted data.
+ * The vocabulary is small and fixed so that a reader can compare entries:
+ *
+ * | verdict          | meaning |
+ * | ---------------- | ------- |
+ * | `reproduced`     | The published figure recomputes from the posted raw numbers within the precision it was printed with (or the rounding of its inputs); for a claimed effect: every test applied finds it at the chosen α, and leaving out any one run does not change that. |
+ * | `not reproduced` | The recomputation differs from the published figure beyond that precision, or the data contradict the claim (or the assumption its arithmetic rests on). |
+ * | `not significant`| The claimed effect is not distinguishable from the run-to-run noise of the posted data: no test applied finds it at α, and no single run changes that. |
+ * | `fragile`        | Whether the effect is "found" depends on one run (leaving it out flips the primary test) or on which test is used (a normal-theory test and its robust counterpart disagree). |
+ * | `consistent`     | The posted numbers agree with the claim but cannot establish it: the claim is about a cause, or rests on an excerpt or a single measurement per side. |
+ * | `not checkable`  | The posts do not contain what a check needs (e.g. one figure per side, no runs, no spread). |
+ */
+
+export const VERDICTS = [
+  "reproduced",
+  "not reproduced",
+  "not significant",
+  "fragile",
+  "consistent",
+  "not checkable",
+] as const;
+
+export type Verdict = (typeof VERDICTS)[number];
+
+/** One sentence per verdict, for legends in tables, notebooks and the report. */
+export const VERDICT_MEANINGS: Readonly<Record<Verdict, string>> = {
+  reproduced:
+    "recomputed from the posted numbers within the printed precision; for an effect: found by every test applied and robust to leaving out any one run",
+  "not reproduced":
+    "the recomputation differs beyond the printed precision, or the posted data contradict the claim or the assumption behind its arithmetic",
+  "not significant": "not distinguishable from the run-to-run noise by any test applied, whichever single run is left out",
+  fragile: "the conclusion depends on a single run or on the choice of test",
+  consistent: "the posted numbers agree with the claim but cannot establish it (cause, excerpt, or one measurement per side)",
+  "not checkable": "the posts lack what a check needs (e.g. one figure per side, no runs, no spread)",
+};
+
+/** An interval [lo, hi] of values. */
+export interface Interval {
+  lo: number;
+  hi: number;
+}
+
+/** True when the two closed intervals share at least one point. */
+export function overlaps(a: Interval, b: Interval): boolean {
+  return a.lo <= b.hi && b.lo <= a.hi;
+}
+
+/**
+ * A published figure against its recomputation: `reproduced` when the interval of
+ * values the printed figure can stand for (its rounding or truncation) overlaps the
+ * interval the recomputation can take (exact inputs give a zero-width interval;
+ * rounded inputs give the range their rounding allows), else `not reproduced`.
+ */
+export function figureVerdict(published: Interval, recomputed: Interval): Verdict {
+  return overlaps(published, recomputed) ? "reproduced" : "not reproduced";
+}
+
+/** One statistical test as the verdict rules see it. */
+export interface TestOutcome {
+  /** Name shown in reasons, e.g. "Welch t". */
+  name: string;
+  /** Two-sided p-value. */
+  p: number;
+}
+
+/** The evidence about a claimed effect (a difference of means or a ratio of spreads). */
+export interface EffectEvidence {
+  /** Significance level, e.g. 0.05. */
+  alpha: number;
+  /** The tests applied; the first is the primary test that leave-one-out re-runs. */
+  tests: TestOutcome[];
+  /** Whether the estimate points the way the claim says (e.g. patched mean higher). */
+  estimateInClaimedDirection: boolean;
+  /**
+   * Whether the bootstrap interval excludes "no effect" (0 % difference, SD ratio 1):
+   * "seed-dependent" when re-running the bootstrap with other seeds changes the answer
+   * (an endpoint at the no-effect value within Monte Carlo error), which counts as
+   * neither finding nor excluding the effect.
+   */
+  intervalExcludesNoEffect: boolean | "seed-dependent";
+  /** Number of runs whose omission flips the primary test's significance at alpha. */
+  leaveOneOutFlips: number;
+}
+
+/**
+ * Verdict of a claimed effect:
+ * - `not reproduced` when a test finds the effect significant in the opposite direction;
+ * - `fragile` when the tests (or the bootstrap interval) disagree, or when leaving out one
+ *   run flips the primary test;
+ * - `reproduced` when every test and the interval find it and no single run matters;
+ * - `not significant` when none does and no single run matters (an interval whose
+ *   verdict depends on the bootstrap seed does not count as finding it).
+ */
+export function effectVerdict(e: EffectEvidence): Verdict {
+  const significant = e.tests.map((t) => t.p < e.alpha);
+  const anySignificant = significant.some(Boolean) || e.intervalExcludesNoEffect === true;
+  const allSignificant = significant.every(Boolean) && e.intervalExcludesNoEffect === true;
+  if (anySignificant && !e.estimateInClaimedDirection) return "not reproduced";
+  if (e.leaveOneOutFlips > 0) return "fragile";
+  if (allSignificant) return "reproduced";
+  if (!anySignificant) return "not significant";
+  return "fragile";
+}
+
+/**
+ * Verdict of "a run is an outlier / unusual" claims about a measurement that was
+ * discarded: `consistent` when the run is the extreme of its series in the stated
+ * direction and an outlier test flags it (the cause the post gives cannot be checked
+ * from tps alone), `not reproduced` otherwise.
+ */
+export function outlierVerdict(isExtreme: boolean, flaggedByTest: boolean): Verdict {
+  return isExtreme && flaggedByTest ? "consistent" : "not reproduced";
+}
+
+/**
+ * Verdict of a claim that rests on single figures per side: a spread needs at
+ * least two runs per side, so fewer is `not checkable`.
+ */
+export function singleFigureVerdict(runsPerSide: number): Verdict | null {
+  return runsPerSide < 2 ? "not checkable" : null;
+}

@@ -1,0 +1,75 @@
+/** Shared plumbing of the perf-based collectors: availability, permissions, recording. */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, openSync, closeSync, readFileSync } from "node:fs";
+import type { CheckResult } from "./index.js";
+
+/** `perf --version`, or null when perf cannot run. */
+export function perfVersion(perf = "perf"): string | null {
+  const r = spawnSync(perf, ["--version"], { encoding: "utf8" });
+  if (r.error || r.status !== 0) return null;
+  return r.stdout.trim();
+}
+
+/** Whether system-wide recording (-a, tracepoints) is allowed for this process. */
+export function checkPerfSystemWide(perf = "perf", paranoidPath = "/proc/sys/kernel/perf_event_paranoid"): CheckResult {
+  const v = perfVersion(perf);
+  if (v === null) {
+    return { ok: false, reason: `${perf} does not run: install the Debian package linux-perf (and linux-perf matching the kernel if perf asks for it)` };
+  }
+  const uid = process.getuid?.() ?? -1;
+  if (uid !== 0) {
+    const paranoid = existsSync(paranoidPath) ? Number(readFileSync(paranoidPath, "utf8").trim()) : NaN;
+    if (!(paranoid <= -1)) {
+      return { ok: false, reason: `system-wide perf recording needs root or kernel.perf_event_paranoid ≤ -1 (it is ${paranoid}; as root: sysctl kernel.perf_event_paranoid=-1)` };
+    }
+  }
+  return { ok: true };
+}
+
+/** Where the kernel's tracepoint directory is (tracefs, or the older debugfs path), or null. */
+export function tracingEventsDir(): string | null {
+  for (const d of ["/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events"]) {
+    if (existsSync(d)) return d;
+  }
+  return null;
+}
+
+export interface Recording {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+}
+
+/** Starts `perf ARGS…` with stdout/stderr appended to logPath; returns once perf is running. */
+export async function startPerf(perf: string, args: string[], logPath: string): Promise<Recording> {
+  const fd = openSync(logPath, "a");
+  const child = spawn(perf, args, { stdio: ["ignore", fd, fd] });
+  closeSync(fd);
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code, signal) => resolve(code ?? (signal ? 128 : null)));
+  });
+  // perf needs a moment to open its events; a failure (bad option, no permission) shows up as an early exit.
+  const early = await Promise.race([exited.then((c) => ({ c })), new Promise<null>((r) => setTimeout(() => r(null), 300))]);
+  if (early !== null) {
+    const log = readFileSync(logPath, "utf8").trim().split("\n").slice(-3).join(" | ");
+    throw new Error(`perf ${args.join(" ")} exited at once (status ${early.c}): ${log}`);
+  }
+  return { child, exited };
+}
+
+/** Stops a recording with SIGINT (perf then writes its data file); SIGKILL after timeoutMs. */
+export async function stopPerf(rec: Recording, timeoutMs = 30000): Promise<number | null> {
+  rec.child.kill("SIGINT");
+  const timer = setTimeout(() => rec.child.kill("SIGKILL"), timeoutMs);
+  try {
+    return await rec.exited;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs `perf ARGS…` to completion; returns stdout+stderr as one text and the status. */
+export function runPerf(perf: string, args: string[]): { status: number | null; output: string; stdout: string } {
+  const r = spawnSync(perf, args, { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+  return { status: r.status, output: `${r.stdout ?? ""}${r.stderr ?? ""}`, stdout: r.stdout ?? "" };
+}

@@ -1,0 +1,49 @@
+/**
+ * The whole kernel path in one call (fetch → configure → build), reusing what
+ * the cache already holds: what `slicelab vm` and the tests use to get a
+ * bootable kernel with the slice extension.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { UserError } from "../util/errors.js";
+import { buildKernel, readBuildRecord, type BuildRecord } from "./build.js";
+import { buildDirFor, configureKernel, DEFAULT_FRAGMENTS, fragmentPath } from "./configure.js";
+import { fetchKernel } from "./fetch.js";
+import { currentTree, kernelCacheDir, type KernelTree } from "./tree.js";
+
+/** The current tree, fetching Debian sid's source when none was fetched yet. */
+export async function ensureTree(log?: (s: string) => void): Promise<KernelTree> {
+  if (existsSync(join(kernelCacheDir(), "current.json"))) return currentTree();
+  return fetchKernel({ log });
+}
+
+/** The built kernel for `fragments` (default slice-ext + vm), if one is cached. */
+export function cachedKernel(fragments: string[] = DEFAULT_FRAGMENTS): BuildRecord | undefined {
+  if (!existsSync(join(kernelCacheDir(), "current.json"))) return undefined;
+  const tree = currentTree();
+  return readBuildRecord(buildDirFor(tree, fragments.map(fragmentPath)));
+}
+
+/** The default kernel image for `slicelab vm`, or an error saying how to make one. */
+export function defaultKernelImage(): string {
+  const rec = cachedKernel();
+  if (!rec) {
+    throw new UserError(
+      "no built kernel in the cache: run `slicelab kernel fetch && slicelab kernel configure && slicelab kernel build` (or pass --kernel PATH)",
+    );
+  }
+  return rec.bzImage;
+}
+
+/** Fetches, configures and builds as needed; a no-op (apart from make's check) when all is cached. */
+export async function ensureKernel(
+  opts: { fragments?: string[]; log?: (s: string) => void; onLine?: (s: string) => void } = {},
+): Promise<BuildRecord> {
+  const tree = await ensureTree(opts.log);
+  const frags = (opts.fragments ?? DEFAULT_FRAGMENTS).map(fragmentPath);
+  const cfg = await configureKernel({ tree, fragments: frags });
+  const prev = readBuildRecord(cfg.buildDir);
+  if (prev && !cfg.changed && prev.configSha256 === cfg.configSha256) return prev;
+  opts.log?.(`building ${cfg.buildDir}`);
+  return buildKernel({ tree, buildDir: cfg.buildDir, onLine: opts.onLine });
+}

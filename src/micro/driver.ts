@@ -1,0 +1,203 @@
+/**
+ * Driver of the lock-holder-preemption micro-benchmark (src/micro/lhp.c):
+ * compiles it once per source version into cacheDir()/micro, runs it, checks
+ * and types its JSON, and adds the kernel's rseq/stats deltas when debugfs is
+ * readable (root on a kernel with CONFIG_RSEQ_STATS).
+ */
+import { execFile, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { diffRseqStats, parseRseqStats, type RseqStatsDiff } from "../parse/rseq-stats.js";
+import { ParseError, UserError } from "../util/errors.js";
+import { writeFileAtomic } from "../util/fs.js";
+import { cacheDir, repoRoot } from "../util/paths.js";
+
+const run = promisify(execFile);
+
+/**
+ * on: request extensions (needs the kernel feature); simulate: the same loads and
+ * stores on an unregistered area; off: the hooks test the switch and do nothing
+ * (patched PostgreSQL with slice_extension = off); none: no hook code (unpatched).
+ */
+export type ExtensionMode = "off" | "on" | "simulate" | "none";
+export const EXTENSION_MODES: readonly ExtensionMode[] = ["off", "on", "simulate", "none"];
+
+export interface MicroOptions {
+  threads: number;
+  hogs: number;
+  csNs: number;
+  /** Work outside the critical section (default: csNs). */
+  thinkNs?: number;
+  durationS: number;
+  extension: ExtensionMode;
+  /** Measure hold times (two clock reads per critical section); default true. */
+  holdTimes?: boolean;
+}
+
+export interface MicroFeature {
+  /** null with --extension off (not probed). */
+  available: boolean | null;
+  area: string;
+  glibcRseqSize: number;
+  auxvFeatureSize: number;
+  auxvAlign: number;
+  /** errno name of the failing call (EINVAL, ENXIO, ENOTSUPP, …) or null. */
+  error: string | null;
+  reason: string | null;
+}
+
+export interface MicroResults {
+  criticalSections: number;
+  elapsedS: number;
+  throughputPerS: number;
+  /** Wall-clock ns per loop iteration (critical section + think time + lock traffic), averaged over threads. */
+  nsPerIteration: number;
+  /** Thread CPU time (CLOCK_THREAD_CPUTIME_ID) per iteration: leaves out time the threads were preempted. */
+  cpuNsPerIteration: number;
+  loopsPerNs: number;
+  holdNs: { mean: number; p50: number; p99: number; p999: number; max: number } | null;
+  involuntaryCtxSwitches: { workers: number; hogs: number };
+  voluntaryCtxSwitches: number;
+  requests: number;
+  grants: number;
+  yields: number;
+  revoked: number;
+}
+
+export interface MicroRun {
+  program: "slicelab-lhp";
+  version: number;
+  config: { threads: number; hogs: number; csNs: number; thinkNs: number; durationS: number; extension: ExtensionMode; holdTimes: boolean };
+  feature: MicroFeature;
+  /** null when --extension on could not be enabled (see feature.reason). */
+  results: MicroResults | null;
+  /** debugfs rseq/stats after − before, when readable. */
+  kernelStats: RseqStatsDiff | null;
+  binary: { path: string; sourceSha256: string; static: boolean };
+  /** Environment given to the program (GLIBC_TUNABLES for --extension on). */
+  env: Record<string, string>;
+}
+
+export function microSourcePath(): string {
+  return join(repoRoot(), "src", "micro", "lhp.c");
+}
+
+/** Compiles lhp.c (static when the C library allows it) into the cache; returns the binary. */
+export async function buildMicro(): Promise<{ path: string; sourceSha256: string; static: boolean }> {
+  const src = microSourcePath();
+  const sha = createHash("sha256").update(readFileSync(src)).digest("hex");
+  const dir = join(cacheDir(), "micro");
+  mkdirSync(dir, { recursive: true });
+  const bin = join(dir, `lhp-${sha.slice(0, 12)}`);
+  const marker = `${bin}.json`;
+  if (existsSync(bin) && existsSync(marker)) {
+    return { path: bin, sourceSha256: sha, static: (JSON.parse(readFileSync(marker, "utf8")) as { static: boolean }).static };
+  }
+  const tmp = `${bin}.tmp-${process.pid}`;
+  let isStatic = true;
+  try {
+    await run("cc", ["-O2", "-Wall", "-pthread", "-static", "-o", tmp, src]);
+  } catch {
+    isStatic = false;
+    try {
+      await run("cc", ["-O2", "-Wall", "-pthread", "-o", tmp, src]);
+    } catch (err) {
+      const e = err as { code?: string; stderr?: string };
+      if (e.code === "ENOENT") throw new UserError("cc not found: install the Debian package build-essential");
+      throw new UserError(`compiling ${src} failed:\n${e.stderr ?? String(err)}`);
+    }
+  }
+  await run("mv", [tmp, bin]);
+  writeFileAtomic(marker, `${JSON.stringify({ static: isStatic, sourceSha256: sha })}\n`);
+  return { path: bin, sourceSha256: sha, static: isStatic };
+}
+
+const RSEQ_STATS = "/sys/kernel/debug/rseq/stats";
+
+function readRseqStats() {
+  try {
+    return parseRseqStats(readFileSync(RSEQ_STATS, "utf8"), RSEQ_STATS);
+  } catch {
+    return null;
+  }
+}
+
+function expectNumber(o: Record<string, unknown>, key: string, where: string): number {
+  const v = o[key];
+  if (typeof v !== "number" || !Number.isFinite(v)) throw new ParseError(where, 1, `a number at ${key}`, JSON.stringify(v));
+  return v;
+}
+
+/** Checks the shape of lhp's JSON output; throws a ParseError naming the first bad field. */
+export function parseMicroOutput(text: string, where = "lhp output"): Omit<MicroRun, "kernelStats" | "binary" | "env"> {
+  let o: Record<string, unknown>;
+  try {
+    o = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new ParseError(where, 1, "one JSON object", JSON.stringify(text.slice(0, 80)));
+  }
+  if (o.program !== "slicelab-lhp") throw new ParseError(where, 1, `"program": "slicelab-lhp"`, JSON.stringify(o.program));
+  const config = o.config as Record<string, unknown>;
+  const feature = o.feature as Record<string, unknown>;
+  if (typeof config !== "object" || config === null) throw new ParseError(where, 1, "a config object", JSON.stringify(config));
+  if (typeof feature !== "object" || feature === null) throw new ParseError(where, 1, "a feature object", JSON.stringify(feature));
+  for (const k of ["threads", "hogs", "csNs", "thinkNs", "durationS"]) expectNumber(config, k, where);
+  const results = o.results as Record<string, unknown> | null;
+  if (results !== null) {
+    if (typeof results !== "object") throw new ParseError(where, 1, "a results object or null", JSON.stringify(results));
+    for (const k of ["criticalSections", "elapsedS", "throughputPerS", "nsPerIteration", "cpuNsPerIteration", "requests", "grants", "yields", "revoked"]) {
+      expectNumber(results, k, where);
+    }
+    const hold = results.holdNs as Record<string, unknown> | null;
+    if (hold !== null) for (const k of ["mean", "p50", "p99", "p999", "max"]) expectNumber(hold, k, `${where} holdNs`);
+  }
+  return o as unknown as Omit<MicroRun, "kernelStats" | "binary" | "env">;
+}
+
+/** lhp's arguments for OPTS. */
+export function microArgs(opts: MicroOptions): string[] {
+  const args = [
+    "--threads", String(opts.threads),
+    "--hogs", String(opts.hogs),
+    "--cs-ns", String(opts.csNs),
+    "--duration", String(opts.durationS),
+    "--extension", opts.extension,
+  ];
+  if (opts.thinkNs !== undefined) args.push("--think-ns", String(opts.thinkNs));
+  if (opts.holdTimes === false) args.push("--no-hold-times");
+  return args;
+}
+
+/**
+ * Runs the micro-benchmark once. With --extension on, glibc's own rseq
+ * registration is switched off (GLIBC_TUNABLES=glibc.pthread.rseq=0) so that
+ * each thread can register an area covering slice_ctrl, as glibc before 2.41
+ * registers only the original 32 bytes (legacy mode, no slice extensions).
+ */
+export async function runMicro(opts: MicroOptions): Promise<MicroRun> {
+  for (const [k, v] of Object.entries({ threads: opts.threads, hogs: opts.hogs, "cs-ns": opts.csNs })) {
+    if (!Number.isInteger(v) || v < (k === "threads" ? 1 : 0)) throw new UserError(`--${k}: expected an integer ≥ ${k === "threads" ? 1 : 0}, found ${v}`);
+  }
+  if (!(opts.durationS > 0)) throw new UserError(`--duration: expected seconds > 0, found ${opts.durationS}`);
+  if (!EXTENSION_MODES.includes(opts.extension)) throw new UserError(`--extension: expected off, on, simulate or none, found ${JSON.stringify(opts.extension)}`);
+  const binary = await buildMicro();
+  const env: Record<string, string> = opts.extension === "on" ? { GLIBC_TUNABLES: "glibc.pthread.rseq=0" } : {};
+  const before = readRseqStats();
+  const { stdout, stderr, code } = await new Promise<{ stdout: string; stderr: string; code: number | null }>((resolvePromise, reject) => {
+    const child = spawn(binary.path, microArgs(opts), { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    child.on("error", reject);
+    child.on("close", (c) => resolvePromise({ stdout: out, stderr: err, code: c }));
+  });
+  const after = readRseqStats();
+  if (code !== 0 && code !== 3) throw new UserError(`${binary.path} exited with status ${code}: ${stderr.trim() || stdout.trim()}`);
+  const parsed = parseMicroOutput(stdout, binary.path);
+  let kernelStats: RseqStatsDiff | null = null;
+  if (before && after) kernelStats = diffRseqStats(before, after);
+  return { ...parsed, kernelStats, binary, env };
+}

@@ -1,0 +1,67 @@
+/**
+ * The registry of tool-output formats `slicelab parse` knows. Each format has a
+ * name (the CLI word), optional aliases, a one-line description, a cheap
+ * `detect` used by `slicelab parse auto`, and its parser.
+ *
+ * Formats added by later work (lock statistics) live in formats-extra.ts and
+ * are appended here.
+ */
+import { parsePgbench } from "./pgbench.js";
+import { parseLockmeter } from "./lockmeter.js";
+import { parsePerfReport } from "./perf-report.js";
+import { extraFormats } from "./formats-extra.js";
+import { splitLines, unquote } from "./text.js";
+
+export interface ParserFormat {
+  name: string;
+  aliases?: string[];
+  description: string;
+  /** True when the text looks like this format (a quick look, not a full parse). */
+  detect(text: string): boolean;
+  /** Parses the text; `file` goes into records and error messages. Throws ParseError. */
+  parse(text: string, file: string): unknown;
+}
+
+function someLine(text: string, re: RegExp): boolean {
+  return splitLines(text).some((l) => re.test(unquote(l).trim()));
+}
+
+export const pgbenchFormat: ParserFormat = {
+  name: "pgbench",
+  description: "pgbench output (PostgreSQL 9.x–17): runs with tps, summary, progress, per-statement latencies",
+  detect: (text) => someLine(text, /^tps = \S+ \((?:without initial connection time|(?:in|ex)cluding connections establishing)\)/),
+  parse: (text, file) => parsePgbench(text, file),
+};
+
+export const lockmeterFormat: ParserFormat = {
+  name: "lockmeter",
+  aliases: ["lockstat"],
+  description: "Linux 2.4 lockmeter report (lockstat): lock and caller rows, times in µs",
+  detect: (text) =>
+    someLine(text, /^SPINLOCKS\b/) ||
+    someLine(text, /^\d+(?:\.\d+)?%\s+\d+(?:\.\d+)?%\s+\d+(?:\.\d+)?[a-z]+\(\s*\d+(?:\.\d+)?[a-z]+\)/),
+  parse: (text, file) => parseLockmeter(text, file),
+};
+
+export const perfReportFormat: ParserFormat = {
+  name: "perf-report",
+  aliases: ["perf"],
+  description: "perf report --stdio rows: Children/Self or Overhead, command, shared object, [k]/[.], symbol",
+  detect: (text) =>
+    someLine(text, /^#\s+(?:Children\s+Self|Overhead)\b.*\bSymbol\b/) ||
+    someLine(text, /^\d+(?:\.\d+)?%(?:\s+\d+(?:\.\d+)?%)?\s+.*\[[k.]\]\s+\S/),
+  parse: (text, file) => parsePerfReport(text, file),
+};
+
+/** Every known format: ours first, then the extra ones. */
+export const formats: ParserFormat[] = [pgbenchFormat, lockmeterFormat, perfReportFormat, ...extraFormats];
+
+/** The format with this name or alias, or undefined. */
+export function findFormat(name: string): ParserFormat | undefined {
+  return formats.find((f) => f.name === name || (f.aliases ?? []).includes(name));
+}
+
+/** The formats whose `detect` accepts the text, in registry order. */
+export function detectFormats(text: string): ParserFormat[] {
+  return formats.filter((f) => f.detect(text));
+}

@@ -1,0 +1,299 @@
+/**
+ * `perf lock contention` and `perf lock report` text output.
+ *
+ * contention: a header line ` contended   total wait   max wait   avg wait   <key columns>`
+ * (the time columns follow -F; the key columns depend on the aggregation mode):
+ *   type   caller       by stack trace (default)            "spinlock   pollwake+0x73"
+ *   pid    comm         -t / --threads, also -o (owner)     "1665   postgres"  (pid -1 = Unknown owner)
+ *   address symbol      -l / --lock-addr                     "ffffa105becb45c0   mmap_lock (rwsem)"
+ *   cgroup              --lock-cgroup                        "/sys"
+ * With -v, each entry is followed by its stack ("0xffffffff9d0407c0  _raw_spin_lock+0x30"), the
+ * header is preceded by symbol-loading messages and a "=== output for debug ===" block ends the output.
+ * Times carry a unit: ns, us, ms or s ("900 ns", "28.02 ms", "1.58 s").
+ *
+ * report: header `Name   acquired  contended     avg wait   total wait     max wait     min wait`
+ * (columns follow -F), one row per lock (name truncated to 20 columns with "...") or per thread (-t).
+ */
+import { ParseError, quoteFound } from "../util/errors.js";
+
+export type PerfLockMode = "caller" | "task" | "lock" | "cgroup";
+type TimeField = "waitTotalNs" | "waitMaxNs" | "waitMinNs" | "waitAvgNs";
+
+export interface PerfLockContentionEntry {
+  contended: number | null;
+  waitTotalNs: number | null;
+  waitMaxNs: number | null;
+  waitMinNs: number | null;
+  waitAvgNs: number | null;
+  /** caller mode: lock type ("spinlock", "rwsem:W", …) and the caller symbol. */
+  type: string | null;
+  caller: string | null;
+  /** task mode. */
+  pid: number | null;
+  comm: string | null;
+  /** lock mode: the address and the symbol (may be empty); the type is in `type`. */
+  address: string | null;
+  symbol: string | null;
+  /** cgroup mode. */
+  cgroup: string | null;
+  /** With -v: the stack of the entry. */
+  stack: { address: string; symbol: string }[];
+  line: number;
+}
+
+export interface PerfLockContention {
+  file: string;
+  mode: PerfLockMode;
+  /** The time/count columns in header order. */
+  columns: string[];
+  entries: PerfLockContentionEntry[];
+  /** Lines before the header (perf's symbol-loading messages with -v). */
+  messages: string[];
+  /** The "=== output for debug ===" block of -v, when present. */
+  debug: { bad: number; total: number; histogram: Record<string, number> } | null;
+}
+
+export interface PerfLockReportEntry {
+  name: string;
+  /** True when perf cut the name to fit its column (ends in "..."). */
+  truncated: boolean;
+  acquired: number | null;
+  contended: number | null;
+  waitAvgNs: number | null;
+  waitTotalNs: number | null;
+  waitMaxNs: number | null;
+  waitMinNs: number | null;
+  line: number;
+}
+
+export interface PerfLockReport {
+  file: string;
+  columns: string[];
+  entries: PerfLockReportEntry[];
+}
+
+const UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
+
+const CONTENTION_COLUMNS: Record<string, "contended" | TimeField> = {
+  contended: "contended",
+  "total wait": "waitTotalNs",
+  "max wait": "waitMaxNs",
+  "min wait": "waitMinNs",
+  "avg wait": "waitAvgNs",
+};
+const REPORT_COLUMNS: Record<string, keyof PerfLockReportEntry> = {
+  acquired: "acquired",
+  contended: "contended",
+  "avg wait": "waitAvgNs",
+  "total wait": "waitTotalNs",
+  "max wait": "waitMaxNs",
+  "min wait": "waitMinNs",
+};
+
+/** Splits a header into its known column labels (some are two words). */
+function headerColumns(t: string, known: string[]): string[] | null {
+  const out: string[] = [];
+  let rest = t.trim();
+  while (rest.length > 0) {
+    const k = known.find((c) => rest.startsWith(c) && (rest.length === c.length || /\s/.test(rest[c.length]!)));
+    if (!k) return null;
+    out.push(k);
+    rest = rest.slice(k.length).trim();
+  }
+  return out;
+}
+
+const KEY_TAILS: [string[], PerfLockMode][] = [
+  [["type", "caller"], "caller"],
+  [["pid", "comm"], "task"],
+  [["address", "symbol"], "lock"],
+  [["cgroup"], "cgroup"],
+];
+
+function contentionHeader(t: string): { columns: string[]; mode: PerfLockMode } | null {
+  const cols = headerColumns(t, [...Object.keys(CONTENTION_COLUMNS), "type", "caller", "pid", "comm", "address", "symbol", "cgroup"]);
+  if (!cols || cols[0] !== "contended") return null;
+  for (const [tail, mode] of KEY_TAILS) {
+    const head = cols.slice(0, cols.length - tail.length);
+    if (cols.slice(-tail.length).join(" ") === tail.join(" ") && head.every((c) => c in CONTENTION_COLUMNS)) return { columns: head, mode };
+  }
+  return null;
+}
+
+export function detectPerfLockContention(text: string): boolean {
+  return text.split("\n").slice(0, 40).some((l) => contentionHeader(l) !== null);
+}
+
+export function detectPerfLockReport(text: string): boolean {
+  return text.split("\n").slice(0, 5).some((l) => /^\s*Name\s+(acquired|contended|avg wait|total wait|max wait|min wait)\b/.test(l));
+}
+
+/** Reads `count` values from the tokens: integers for counts, "<number> <unit>" for times. */
+function takeValues(tokens: string[], kinds: ("count" | "time")[], file: string, lineNo: number, raw: string): number[] {
+  const out: number[] = [];
+  for (const kind of kinds) {
+    const v = tokens.shift();
+    if (v === undefined || !/^-?\d+(\.\d+)?$/.test(v)) throw new ParseError(file, lineNo, kind === "count" ? "a count" : "a time like `12.80 us`", quoteFound(raw));
+    if (kind === "count") out.push(Number(v));
+    else {
+      const u = tokens.shift();
+      if (u === undefined || !(u in UNIT_NS)) throw new ParseError(file, lineNo, "a time unit (ns, us, ms, s)", quoteFound(raw));
+      out.push(Math.round(Number(v) * UNIT_NS[u]!));
+    }
+  }
+  return out;
+}
+
+export function parsePerfLockContention(text: string, file: string): PerfLockContention {
+  const lines = text.replace(/\r\n/g, "\n").split("\n");
+  let h = -1;
+  let header: ReturnType<typeof contentionHeader> = null;
+  for (let i = 0; i < lines.length; i++) {
+    header = contentionHeader(lines[i]!);
+    if (header) {
+      h = i;
+      break;
+    }
+  }
+  if (!header) {
+    const first = lines.findIndex((l) => l.trim() !== "");
+    const errLine = lines.findIndex((l) => /^\s*Error:/.test(l));
+    const at = errLine >= 0 ? errLine : Math.max(first, 0);
+    throw new ParseError(file, at + 1, "a `perf lock contention` header ( contended   total wait … )", quoteFound(lines[at]));
+  }
+  const out: PerfLockContention = {
+    file,
+    mode: header.mode,
+    columns: header.columns,
+    entries: [],
+    messages: lines.slice(0, h).map((l) => l.trimEnd()).filter((l) => l !== ""),
+    debug: null,
+  };
+  const kinds = header.columns.map((c) => (c === "contended" ? "count" : "time")) as ("count" | "time")[];
+  for (let i = h + 1; i < lines.length; i++) {
+    const raw = lines[i]!;
+    const t = raw.trim();
+    if (t === "") continue;
+    if (/^=== output for debug ?===$/.test(t)) {
+      out.debug = parseDebug(lines, i + 1, file);
+      break;
+    }
+    const st = /^(0x[0-9a-f]+)\s+(.*)$/.exec(t);
+    if (st && /^(\t|\s{8,})/.test(raw)) {
+      const last = out.entries[out.entries.length - 1];
+      if (!last) throw new ParseError(file, i + 1, "an entry before its stack", quoteFound(raw));
+      last.stack.push({ address: st[1]!, symbol: st[2]!.trim() });
+      continue;
+    }
+    const tokens = t.split(/\s+/);
+    const vals = takeValues(tokens, kinds, file, i + 1, raw);
+    const e: PerfLockContentionEntry = {
+      contended: null,
+      waitTotalNs: null,
+      waitMaxNs: null,
+      waitMinNs: null,
+      waitAvgNs: null,
+      type: null,
+      caller: null,
+      pid: null,
+      comm: null,
+      address: null,
+      symbol: null,
+      cgroup: null,
+      stack: [],
+      line: i + 1,
+    };
+    header.columns.forEach((c, k) => {
+      (e as unknown as Record<string, number>)[CONTENTION_COLUMNS[c]!] = vals[k]!;
+    });
+    const rest = tokens.join(" ");
+    switch (header.mode) {
+      case "caller": {
+        const m = /^(\S+)\s*(.*)$/.exec(rest);
+        if (!m) throw new ParseError(file, i + 1, "a lock type and a caller after the times", quoteFound(raw));
+        e.type = m[1]!;
+        e.caller = m[2]!;
+        break;
+      }
+      case "task": {
+        const m = /^(-?\d+)\s+(.*)$/.exec(rest);
+        if (!m) throw new ParseError(file, i + 1, "a pid and a command name after the times", quoteFound(raw));
+        e.pid = Number(m[1]);
+        e.comm = m[2]!;
+        break;
+      }
+      case "lock": {
+        const m = /^([0-9a-f]+)\s*(.*?)\s*\(([^()]+)\)$/.exec(rest);
+        if (!m) throw new ParseError(file, i + 1, "an address, an optional symbol and a (type) after the times", quoteFound(raw));
+        e.address = m[1]!;
+        e.symbol = m[2]!;
+        e.type = m[3]!;
+        break;
+      }
+      case "cgroup":
+        if (rest === "") throw new ParseError(file, i + 1, "a cgroup path after the times", quoteFound(raw));
+        e.cgroup = rest;
+        break;
+    }
+    out.entries.push(e);
+  }
+  return out;
+}
+
+function parseDebug(lines: string[], from: number, file: string): NonNullable<PerfLockContention["debug"]> {
+  const d = { bad: NaN, total: NaN, histogram: {} as Record<string, number> };
+  for (let i = from; i < lines.length; i++) {
+    const t = lines[i]!.trim();
+    if (t === "") continue;
+    let m: RegExpExecArray | null;
+    if ((m = /^bad: (\d+), total: (\d+)$/.exec(t))) {
+      d.bad = Number(m[1]);
+      d.total = Number(m[2]);
+    } else if (/^bad rate: [\d.]+ %$/.test(t) || /^histogram of /.test(t)) continue;
+    else if ((m = /^([\w ]+): (\d+)$/.exec(t))) d.histogram[m[1]!.trim()] = Number(m[2]);
+    else throw new ParseError(file, i + 1, "a line of perf's debug block (bad: N, total: N / name: N)", quoteFound(lines[i]));
+  }
+  if (!Number.isFinite(d.bad)) throw new ParseError(file, lines.length, '"bad: N, total: N" in the debug block', "none");
+  return d;
+}
+
+export function parsePerfLockReport(text: string, file: string): PerfLockReport {
+  const lines = text.replace(/\r\n/g, "\n").split("\n");
+  const h = lines.findIndex((l) => /^\s*Name\s/.test(l));
+  if (h < 0) {
+    const first = lines.findIndex((l) => l.trim() !== "");
+    throw new ParseError(file, Math.max(first, 0) + 1, "a `perf lock report` header (Name   acquired  contended …)", quoteFound(lines[Math.max(first, 0)]));
+  }
+  const cols = headerColumns(lines[h]!.trim().replace(/^Name\s+/, ""), Object.keys(REPORT_COLUMNS));
+  if (!cols || cols.length === 0) throw new ParseError(file, h + 1, "column names acquired / contended / avg wait / total wait / max wait / min wait", quoteFound(lines[h]));
+  const kinds = cols.map((c) => (c === "acquired" || c === "contended" ? "count" : "time")) as ("count" | "time")[];
+  const width = kinds.reduce((s, k) => s + (k === "count" ? 1 : 2), 0);
+  const out: PerfLockReport = { file, columns: cols, entries: [] };
+  for (let i = h + 1; i < lines.length; i++) {
+    const raw = lines[i]!;
+    const t = raw.trim();
+    if (t === "") continue;
+    if (/^=== output for debug ?===$/.test(t)) break;
+    const tokens = t.split(/\s+/);
+    if (tokens.length <= width) throw new ParseError(file, i + 1, `a name and ${cols.length} values (${cols.join(", ")})`, quoteFound(raw));
+    const valueTokens = tokens.slice(tokens.length - width);
+    const name = tokens.slice(0, tokens.length - width).join(" ");
+    const vals = takeValues(valueTokens, kinds, file, i + 1, raw);
+    const e: PerfLockReportEntry = {
+      name,
+      truncated: name.endsWith("..."),
+      acquired: null,
+      contended: null,
+      waitAvgNs: null,
+      waitTotalNs: null,
+      waitMaxNs: null,
+      waitMinNs: null,
+      line: i + 1,
+    };
+    cols.forEach((c, k) => {
+      (e as unknown as Record<string, number>)[REPORT_COLUMNS[c]!] = vals[k]!;
+    });
+    out.entries.push(e);
+  }
+  return out;
+}

@@ -1,0 +1,416 @@
+/**
+ * sysbench output (1.0.x and 1.1.x): the run header, the per-interval report
+ * lines of `--report-interval`, the optional `--histogram`, and the final
+ * result block (SQL statistics, General statistics / Throughput, Latency,
+ * Threads fairness). Also the short output of `prepare`.
+ *
+ * Shapes seen in real output (test/fixtures/sysbench/README.md):
+ *   1.0.20   "General statistics:" with "total time:" and "total number of events:"
+ *   1.1.0    "Throughput:" with "events/s (eps):", "time elapsed:", "total number of events:"
+ *   cpu test "CPU speed:" with "events per second:" and no SQL statistics
+ */
+import { ParseError, quoteFound } from "../util/errors.js";
+
+/** One `--report-interval` line: `[ 1s ] thds: 4 tps: … qps: … (r/w/o: …) lat (ms,95%): … err/s: … reconn/s: …`. */
+export interface SysbenchInterval {
+  /** Seconds since the start (end of the interval). */
+  time: number;
+  threads: number;
+  /** Transactions per second (SQL tests), else null. */
+  tps: number | null;
+  /** Queries per second (SQL tests), else null. */
+  qps: number | null;
+  readsPerSec: number | null;
+  writesPerSec: number | null;
+  otherPerSec: number | null;
+  /** Events per second (non-SQL tests such as cpu), else null. */
+  eps: number | null;
+  /** Which latency percentile the line reports (95 unless --percentile was given). */
+  latencyPercentile: number;
+  latencyMs: number;
+  errorsPerSec: number | null;
+  reconnectsPerSec: number | null;
+  /** `--rate` runs print a second line per interval: queue length and concurrency. */
+  queueLength: number | null;
+  concurrency: number | null;
+  /** 1-based line number in the file. */
+  line: number;
+}
+
+export interface SysbenchLatency {
+  minMs: number;
+  avgMs: number;
+  maxMs: number;
+  /** The percentile printed (95 unless --percentile) and its value. */
+  percentile: number;
+  percentileMs: number;
+  /** Every "Nth percentile" line, in file order (1.1 builds may print several). */
+  percentiles: { percentile: number; ms: number }[];
+  /** Sum of all event latencies. */
+  sumMs: number | null;
+}
+
+export interface SysbenchResult {
+  file: string;
+  /** "1.0.20", "1.1.0", … */
+  version: string;
+  threads: number | null;
+  reportIntervalSec: number | null;
+  targetRate: number | null;
+  /** Per-type query counts of the SQL statistics block; null for non-SQL tests. */
+  queriesPerformed: { read: number; write: number; other: number; total: number } | null;
+  transactions: number | null;
+  transactionsPerSec: number | null;
+  queries: number | null;
+  queriesPerSec: number | null;
+  ignoredErrors: number | null;
+  ignoredErrorsPerSec: number | null;
+  reconnects: number | null;
+  reconnectsPerSec: number | null;
+  /** Wall time of the run in seconds ("total time" in 1.0, "time elapsed" in 1.1). */
+  time: number;
+  events: number;
+  /** Events per second: printed by 1.1 ("events/s (eps)") and by the cpu test; else events / time. */
+  eventsPerSec: number;
+  latency: SysbenchLatency;
+  fairness: { eventsAvg: number; eventsStddev: number; execTimeAvg: number; execTimeStddev: number } | null;
+  intervals: SysbenchInterval[];
+  histogram: { valueMs: number; count: number }[];
+  /** Lines starting with FATAL:/WARNING: seen during the run (with error-ignoring drivers they can precede a result). */
+  messages: string[];
+}
+
+export interface SysbenchPrepare {
+  file: string;
+  version: string;
+  tables: { name: string; records: number | null; secondaryIndex: boolean }[];
+}
+
+const HEADER = /^sysbench (\d+\.\d+\.\d+\S*)(?: \(using .*\))?\s*$/;
+const NUM = "(-?\\d+(?:\\.\\d+)?)";
+
+/** True when the text looks like the output of a sysbench run. */
+export function detectSysbench(text: string): boolean {
+  const head = text.slice(0, 4000);
+  return /^sysbench \d+\.\d+\.\d+/m.test(head) && /^(SQL statistics:|General statistics:|Throughput:|Latency \(ms\):)/m.test(text);
+}
+
+/** Parses one sysbench run (the file must hold exactly one result block). */
+export function parseSysbench(text: string, file: string): SysbenchResult {
+  const runs = parseSysbenchRuns(text, file);
+  if (runs.length !== 1) {
+    const lines = text.split("\n");
+    const second = lines.findIndex((l, i) => i > 0 && HEADER.test(l) && lines.slice(0, i).some((p) => HEADER.test(p)));
+    throw new ParseError(file, second + 1, "one sysbench run", `${runs.length} runs (use parseSysbenchRuns)`);
+  }
+  return runs[0]!;
+}
+
+/** Parses every sysbench run of a file (several runs appended one after another). */
+export function parseSysbenchRuns(text: string, file: string): SysbenchResult[] {
+  const lines = text.replace(/\r\n/g, "\n").split("\n");
+  const starts: number[] = [];
+  lines.forEach((l, i) => {
+    if (HEADER.test(l)) starts.push(i);
+  });
+  if (starts.length === 0) {
+    const first = lines.findIndex((l) => l.trim() !== "");
+    throw new ParseError(file, Math.max(first, 0) + 1, 'a "sysbench X.Y.Z" header line', quoteFound(lines[Math.max(first, 0)]));
+  }
+  const runs: SysbenchResult[] = [];
+  for (let k = 0; k < starts.length; k++) {
+    const end = k + 1 < starts.length ? starts[k + 1]! : lines.length;
+    runs.push(parseOneRun(lines, starts[k]!, end, file));
+  }
+  return runs;
+}
+
+type Section = "none" | "sql" | "queriesPerformed" | "general" | "throughput" | "cpu" | "latency" | "fairness" | "histogram";
+
+function parseOneRun(lines: string[], start: number, end: number, file: string): SysbenchResult {
+  const version = HEADER.exec(lines[start]!)![1]!;
+  const r: SysbenchResult = {
+    file,
+    version,
+    threads: null,
+    reportIntervalSec: null,
+    targetRate: null,
+    queriesPerformed: null,
+    transactions: null,
+    transactionsPerSec: null,
+    queries: null,
+    queriesPerSec: null,
+    ignoredErrors: null,
+    ignoredErrorsPerSec: null,
+    reconnects: null,
+    reconnectsPerSec: null,
+    time: NaN,
+    events: NaN,
+    eventsPerSec: NaN,
+    latency: { minMs: NaN, avgMs: NaN, maxMs: NaN, percentile: NaN, percentileMs: NaN, percentiles: [], sumMs: null },
+    fairness: null,
+    intervals: [],
+    histogram: [],
+    messages: [],
+  };
+  const qp: Partial<{ read: number; write: number; other: number; total: number }> = {};
+  let section: Section = "none";
+  let sawResult = false;
+  let printedEps: number | null = null;
+  let fairness: Partial<NonNullable<SysbenchResult["fairness"]>> = {};
+  let lastInterval: SysbenchInterval | null = null;
+
+  const fail = (i: number, expected: string): never => {
+    throw new ParseError(file, i + 1, expected, quoteFound(lines[i]));
+  };
+  const num = (i: number, s: string, what: string): number => {
+    const n = Number(s);
+    if (s.trim() === "" || !Number.isFinite(n)) fail(i, what);
+    return n;
+  };
+  /** "N   (R per sec.)" */
+  const countRate = (i: number, value: string): [number, number] => {
+    const m = new RegExp(`^${NUM}\\s+\\(${NUM} per sec\\.\\)$`).exec(value);
+    if (!m) return fail(i, "a count and a rate like `4296   (427.24 per sec.)`");
+    return [Number(m[1]), Number(m[2])];
+  };
+
+  for (let i = start + 1; i < end; i++) {
+    const raw = lines[i]!;
+    const line = raw.trimEnd();
+    const t = line.trim();
+    if (t === "") {
+      section = "none";
+      continue;
+    }
+    if (/^(FATAL|WARNING|ALERT|ERROR):/.test(t)) {
+      r.messages.push(t);
+      continue;
+    }
+    // Section headers.
+    if (t === "SQL statistics:") { section = "sql"; sawResult = true; continue; }
+    if (t === "General statistics:") { section = "general"; sawResult = true; continue; }
+    if (t === "Throughput:") { section = "throughput"; sawResult = true; continue; }
+    if (t === "CPU speed:") { section = "cpu"; sawResult = true; continue; }
+    if (t === "Latency (ms):") { section = "latency"; sawResult = true; continue; }
+    if (t === "Threads fairness:") { section = "fairness"; continue; }
+    if (/^Latency histogram \(values are in milliseconds\)$/.test(t)) { section = "histogram"; continue; }
+
+    if (t.startsWith("[")) {
+      const iv = parseIntervalLine(t, i, file, lastInterval);
+      if (iv === "queue") continue; // merged into the previous interval
+      r.intervals.push(iv);
+      lastInterval = iv;
+      continue;
+    }
+
+    switch (section) {
+      case "none": {
+        let m: RegExpExecArray | null;
+        if ((m = /^Number of threads: (\d+)$/.exec(t))) r.threads = Number(m[1]);
+        else if ((m = /^Report intermediate results every (\d+) second\(s\)$/.exec(t))) r.reportIntervalSec = Number(m[1]);
+        else if ((m = /^Target transaction rate: (\d+(?:\.\d+)?)\/sec$/.exec(t))) r.targetRate = Number(m[1]);
+        else if (sawResult) fail(i, "a result section header (SQL statistics:, General statistics:, Throughput:, Latency (ms):, Threads fairness:)");
+        // Other header lines (test options, "Threads started!", …) vary by test and are kept out.
+        break;
+      }
+      case "sql":
+      case "queriesPerformed": {
+        const kv = splitKv(t);
+        if (!kv) fail(i, "a `name: value` line in the SQL statistics block");
+        const [k, v] = kv!;
+        if (k === "queries performed" && v === "") { section = "queriesPerformed"; break; }
+        if (section === "queriesPerformed" && /^\s{8}\S/.test(raw) && ["read", "write", "other", "total"].includes(k)) {
+          qp[k as "read"] = num(i, v, `a number after "${k}:"`);
+          break;
+        }
+        section = "sql";
+        if (k === "transactions") [r.transactions, r.transactionsPerSec] = countRate(i, v);
+        else if (k === "queries") [r.queries, r.queriesPerSec] = countRate(i, v);
+        else if (k === "ignored errors") [r.ignoredErrors, r.ignoredErrorsPerSec] = countRate(i, v);
+        else if (k === "reconnects") [r.reconnects, r.reconnectsPerSec] = countRate(i, v);
+        else fail(i, "queries performed:, transactions:, queries:, ignored errors: or reconnects:");
+        break;
+      }
+      case "general":
+      case "throughput": {
+        const kv = splitKv(t);
+        if (!kv) fail(i, "a `name: value` line");
+        const [k, v] = kv!;
+        if (k === "total time" || k === "time elapsed") {
+          const m = /^(\d+(?:\.\d+)?)s$/.exec(v);
+          if (!m) fail(i, `a time in seconds like "10.0552s" after "${k}:"`);
+          r.time = Number(m![1]);
+        } else if (k === "total number of events") r.events = num(i, v, "an event count");
+        else if (k === "events/s (eps)") printedEps = num(i, v, "an events-per-second rate");
+        else fail(i, "total time:, time elapsed:, events/s (eps): or total number of events:");
+        break;
+      }
+      case "cpu": {
+        const kv = splitKv(t);
+        if (!kv || kv[0] !== "events per second") fail(i, '"events per second: N"');
+        printedEps = num(i, kv![1], "an events-per-second rate");
+        break;
+      }
+      case "latency": {
+        const kv = splitKv(t);
+        if (!kv) fail(i, "a `name: value` line in the Latency (ms) block");
+        const [k, v] = kv!;
+        const L = r.latency;
+        let m: RegExpExecArray | null;
+        if (k === "min") L.minMs = num(i, v, "a latency in ms");
+        else if (k === "avg") L.avgMs = num(i, v, "a latency in ms");
+        else if (k === "max") L.maxMs = num(i, v, "a latency in ms");
+        else if (k === "sum") L.sumMs = num(i, v, "a latency sum in ms");
+        else if ((m = /^(\d+(?:\.\d+)?)th percentile$/.exec(k))) {
+          const p = Number(m[1]);
+          const ms = num(i, v, "a latency in ms");
+          L.percentiles.push({ percentile: p, ms });
+          if (L.percentiles.length === 1) {
+            L.percentile = p;
+            L.percentileMs = ms;
+          }
+        } else fail(i, "min:, avg:, max:, Nth percentile: or sum:");
+        break;
+      }
+      case "fairness": {
+        const m = new RegExp(`^(events|execution time) \\(avg/stddev\\):\\s+${NUM}/${NUM}$`).exec(t);
+        if (!m) fail(i, '"events (avg/stddev): A/S" or "execution time (avg/stddev): A/S"');
+        if (m![1] === "events") fairness = { ...fairness, eventsAvg: Number(m![2]), eventsStddev: Number(m![3]) };
+        else fairness = { ...fairness, execTimeAvg: Number(m![2]), execTimeStddev: Number(m![3]) };
+        break;
+      }
+      case "histogram": {
+        if (/^value\s+-+ distribution -+ count$/.test(t)) break;
+        const m = new RegExp(`^${NUM} \\|\\**\\s*(\\d+)$`).exec(t);
+        if (!m) fail(i, "a histogram row like `0.527 |***   12`");
+        r.histogram.push({ valueMs: Number(m![1]), count: Number(m![2]) });
+        break;
+      }
+    }
+  }
+
+  const lastLine = end - 1;
+  if (!sawResult) {
+    const firstFatal = lines.slice(start, end).findIndex((l) => /^FATAL:/.test(l.trim()));
+    if (firstFatal >= 0) fail(start + firstFatal, "a sysbench result block (the run failed)");
+    throw new ParseError(file, lastLine + 1, "a sysbench result block (SQL statistics: or General statistics:)", "end of the run's output");
+  }
+  if (Object.keys(qp).length > 0) {
+    for (const k of ["read", "write", "other", "total"] as const) {
+      if (qp[k] === undefined) throw new ParseError(file, lastLine + 1, `"${k}:" under "queries performed:"`, "none");
+    }
+    r.queriesPerformed = qp as NonNullable<SysbenchResult["queriesPerformed"]>;
+  }
+  if (!Number.isFinite(r.time)) throw new ParseError(file, lastLine + 1, '"total time:" or "time elapsed:" in the result', "none");
+  if (!Number.isFinite(r.events)) throw new ParseError(file, lastLine + 1, '"total number of events:" in the result', "none");
+  for (const k of ["minMs", "avgMs", "maxMs", "percentileMs"] as const) {
+    if (!Number.isFinite(r.latency[k])) throw new ParseError(file, lastLine + 1, `a complete "Latency (ms):" block (${k.replace("Ms", "")} missing)`, "none");
+  }
+  if (fairness.eventsAvg !== undefined || fairness.execTimeAvg !== undefined) {
+    if (fairness.eventsAvg === undefined || fairness.execTimeAvg === undefined) {
+      throw new ParseError(file, lastLine + 1, 'both lines of "Threads fairness:"', "one");
+    }
+    r.fairness = fairness as NonNullable<SysbenchResult["fairness"]>;
+  }
+  r.eventsPerSec = printedEps ?? (r.time > 0 ? r.events / r.time : NaN);
+  return r;
+}
+
+/** "name:   value" → [name, value]; the name may contain spaces, slashes and parentheses. */
+function splitKv(t: string): [string, string] | null {
+  const m = /^([^:]+):\s*(.*)$/.exec(t);
+  return m ? [m[1]!.trim(), m[2]!.trim()] : null;
+}
+
+function parseIntervalLine(t: string, i: number, file: string, prev: SysbenchInterval | null): SysbenchInterval | "queue" {
+  const head = /^\[\s*(\d+(?:\.\d+)?)s\s*\]\s+(.*)$/.exec(t);
+  if (!head) throw new ParseError(file, i + 1, "an interval report line like `[ 1s ] thds: …`", quoteFound(t));
+  const time = Number(head[1]);
+  const rest = head[2]!;
+  const q = /^queue length: (\d+), concurrency: (\d+)$/.exec(rest);
+  if (q) {
+    if (!prev || prev.time !== time) throw new ParseError(file, i + 1, `a "thds:" report line for ${time}s before its queue line`, quoteFound(t));
+    prev.queueLength = Number(q[1]);
+    prev.concurrency = Number(q[2]);
+    return "queue";
+  }
+  const sql = new RegExp(
+    `^thds: (\\d+) tps: ${NUM} qps: ${NUM} \\(r/w/o: ${NUM}/${NUM}/${NUM}\\) lat \\(ms,(\\d+(?:\\.\\d+)?)%\\): ${NUM} err/s:? ${NUM} reconn/s: ${NUM}$`,
+  ).exec(rest);
+  if (sql) {
+    return {
+      time,
+      threads: Number(sql[1]),
+      tps: Number(sql[2]),
+      qps: Number(sql[3]),
+      readsPerSec: Number(sql[4]),
+      writesPerSec: Number(sql[5]),
+      otherPerSec: Number(sql[6]),
+      eps: null,
+      latencyPercentile: Number(sql[7]),
+      latencyMs: Number(sql[8]),
+      errorsPerSec: Number(sql[9]),
+      reconnectsPerSec: Number(sql[10]),
+      queueLength: null,
+      concurrency: null,
+      line: i + 1,
+    };
+  }
+  const ev = new RegExp(`^thds: (\\d+) eps: ${NUM} lat \\(ms,(\\d+(?:\\.\\d+)?)%\\): ${NUM}$`).exec(rest);
+  if (ev) {
+    return {
+      time,
+      threads: Number(ev[1]),
+      tps: null,
+      qps: null,
+      readsPerSec: null,
+      writesPerSec: null,
+      otherPerSec: null,
+      eps: Number(ev[2]),
+      latencyPercentile: Number(ev[3]),
+      latencyMs: Number(ev[4]),
+      errorsPerSec: null,
+      reconnectsPerSec: null,
+      queueLength: null,
+      concurrency: null,
+      line: i + 1,
+    };
+  }
+  throw new ParseError(
+    file,
+    i + 1,
+    "`thds: N tps: X qps: X (r/w/o: R/W/O) lat (ms,P%): X err/s: X reconn/s: X` or `thds: N eps: X lat (ms,P%): X`",
+    quoteFound(t),
+  );
+}
+
+/** Parses the output of `sysbench … prepare` (tables created and rows inserted). */
+export function parseSysbenchPrepare(text: string, file: string): SysbenchPrepare {
+  const lines = text.replace(/\r\n/g, "\n").split("\n");
+  const first = lines.findIndex((l) => l.trim() !== "");
+  const h = first >= 0 ? HEADER.exec(lines[first]!) : null;
+  if (!h) throw new ParseError(file, Math.max(first, 0) + 1, 'a "sysbench X.Y.Z" header line', quoteFound(lines[Math.max(first, 0)]));
+  const out: SysbenchPrepare = { file, version: h[1]!, tables: [] };
+  const byName = new Map<string, SysbenchPrepare["tables"][number]>();
+  const table = (i: number, name: string) => {
+    const t = byName.get(name);
+    if (!t) throw new ParseError(file, i + 1, `"Creating table '${name}'..." before this line`, quoteFound(lines[i]));
+    return t;
+  };
+  for (let i = first + 1; i < lines.length; i++) {
+    const t = lines[i]!.trim();
+    if (t === "") continue;
+    let m: RegExpExecArray | null;
+    if ((m = /^Creating table '([^']+)'\.\.\.$/.exec(t))) {
+      const rec = { name: m[1]!, records: null, secondaryIndex: false };
+      byName.set(rec.name, rec);
+      out.tables.push(rec);
+    } else if ((m = /^Inserting (\d+) records into '([^']+)'$/.exec(t))) table(i, m[2]!).records = Number(m[1]);
+    else if ((m = /^Creating a secondary index on '([^']+)'\.\.\.$/.exec(t))) table(i, m[1]!).secondaryIndex = true;
+    else if (/^FATAL:/.test(t)) throw new ParseError(file, i + 1, "a completed prepare step", quoteFound(t));
+    else throw new ParseError(file, i + 1, "Creating table / Inserting N records / Creating a secondary index", quoteFound(t));
+  }
+  if (out.tables.length === 0) throw new ParseError(file, lines.length, "at least one \"Creating table '…'...\" line", "none");
+  return out;
+}

@@ -1,0 +1,76 @@
+/**
+ * Empirical cumulative distribution of each side's values: the whole distribution,
+ * not just a mean, so a reader sees a shift (curves apart) and a spread change
+ * (slopes differ).
+ */
+import * as Plot from "@observablehq/plot";
+import { renderSvg, type FigureOptions } from "./render.js";
+import { SIDE_COLORS } from "./style.js";
+import { column, domainOf, type Table } from "./table.js";
+
+export interface EcdfOptions extends FigureOptions {
+  sides?: string[];
+  xLabel?: string;
+  /** Column holding the values; default "tps". */
+  value?: string;
+}
+
+/** One step of an ECDF: the proportion of the side's values ≤ `value`. */
+export interface EcdfPoint {
+  side: string;
+  value: number;
+  p: number;
+}
+
+/** The ECDF steps of each side, sorted by value (ties keep the highest proportion). */
+export function ecdfPoints(side: string[], value: number[]): EcdfPoint[] {
+  const out: EcdfPoint[] = [];
+  for (const s of [...new Set(side)]) {
+    const v = value.filter((_, i) => side[i] === s).sort((a, b) => a - b);
+    v.forEach((x, k) => {
+      if (k + 1 < v.length && v[k + 1] === x) return;
+      out.push({ side: s, value: x, p: (k + 1) / v.length });
+    });
+  }
+  return out;
+}
+
+/**
+ * Input columns: `side` (string), `tps` (number, or the column named by `options.value`).
+ *
+ * Marks (class on their <g>): `sl-ecdf` (one step line per side), `sl-observation` (one circle per
+ * distinct value per side), `sl-side-label`.
+ */
+export function ecdfPlot(table: Table, options: EcdfOptions = {}): string {
+  const H = "ecdfPlot";
+  const valueName = options.value ?? "tps";
+  const side = column(H, table, "side", "string");
+  const value = column(H, table, valueName, "number");
+  const sides = domainOf(H, "side", side, options.sides);
+  const points = ecdfPoints(side, value).sort((a, b) => sides.indexOf(a.side) - sides.indexOf(b.side) || a.value - b.value);
+  // Start each curve at 0 just left of its smallest value, so the first step is visible.
+  const starts = sides.map((s) => {
+    const first = points.find((p) => p.side === s)!;
+    return { side: s, value: first.value, p: 0 };
+  });
+  const lines = sides.flatMap((s) => [starts.find((p) => p.side === s)!, ...points.filter((p) => p.side === s)]);
+  // A legend in the top-left corner, where cumulative curves never are.
+  const xMin = Math.min(...points.map((p) => p.value));
+  const labels = sides.map((s, i) => ({ side: s, value: xMin, p: 1 - i * 0.07 }));
+
+  return renderSvg({
+    width: options.width,
+    height: options.height,
+    ariaLabel: options.ariaLabel ?? "empirical cumulative distribution",
+    marginRight: 30,
+    marginLeft: 50,
+    x: { label: options.xLabel ?? valueName, nice: true, grid: true },
+    y: { label: "proportion of runs ≤ x", domain: [0, 1], grid: true },
+    color: { domain: sides, range: [...SIDE_COLORS] },
+    marks: [
+      Plot.line(lines, { x: "value", y: "p", z: "side", stroke: "side", curve: "step-after", strokeWidth: 1.5, className: "sl-ecdf" }),
+      Plot.dot(points, { x: "value", y: "p", fill: "side", r: 2.5, className: "sl-observation" }),
+      Plot.text(labels, { x: "value", y: "p", text: (d: { side: string }) => `— ${d.side}`, fill: "side", textAnchor: "start", className: "sl-side-label" }),
+    ],
+  });
+}

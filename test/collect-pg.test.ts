@@ -1,0 +1,71 @@
+// pg-waits and ctxsw around a real pgbench run on a throw-away PostgreSQL 15 cluster.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { workDir } from "../src/util/paths.js";
+import { debianBinDir } from "../src/postgres/binaries.js";
+import { withCluster } from "../src/postgres/cluster.js";
+import { PG_USER } from "../src/postgres/user.js";
+import { prepareCollectors, startCollectors, stopCollectors } from "../src/collect/index.js";
+import { parseActivityJson, summarizePgWaits, type PgWaitsSummary } from "../src/collect/pg-waits.js";
+import { backendKind, parseStatusSwitches, type CtxswResult } from "../src/collect/ctxsw.js";
+
+const bin = debianBinDir(15);
+
+function pgbench(port: number, args: string[]): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(join(bin, "pgbench"), ["-h", "127.0.0.1", "-p", String(port), "-U", PG_USER, ...args, "postgres"], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    p.stdout.on("data", (d) => (out += d));
+    p.stderr.on("data", (d) => (out += d));
+    p.on("exit", (code) => resolve({ code, out }));
+  });
+}
+
+test("helpers: activity JSON, wait summary, /proc status, process titles", () => {
+  const rows = parseActivityJson(' [[101, "client backend", "active", "LWLock", "BufferContent"], [102, "client backend", "active", null, null], [103, "client backend", "idle", "Client", "ClientRead"], [104, "checkpointer", null, "Activity", "CheckpointerMain"]]\n');
+  const s = summarizePgWaits([{ t: 0, rows }, { t: 100, rows: rows.slice(1) }], 100);
+  assert.equal(s.samples, 2);
+  assert.equal(s.activeBackendsMean, 1.5);
+  assert.deepEqual(s.byEvent.map((e) => [e.event, e.count]), [["CPU", 2], ["LWLock:BufferContent", 1]]);
+  assert.throws(() => parseActivityJson("(0 rows)"));
+  assert.deepEqual(parseStatusSwitches(readFileSync("/proc/self/status", "utf8"))!.voluntary >= 0, true);
+  assert.equal(backendKind("postgres: slicelab postgres 127.0.0.1(41234) SELECT\0\0"), "client backend");
+  assert.equal(backendKind("postgres: checkpointer "), "checkpointer");
+  assert.equal(backendKind("postgres: logical replication launcher "), "logical replication launcher");
+});
+
+test("pg-waits and ctxsw during pgbench -S with 4 clients", { skip: !existsSync(join(bin, "pgbench")) && `no ${bin}/pgbench` }, async () => {
+  await withCluster({ binDir: bin, name: "h7-collect-test" }, async (c) => {
+    const init = await pgbench(c.port, ["-i", "-s", "1", "-q"]);
+    assert.equal(init.code, 0, init.out);
+    const postmasterPid = Number(readFileSync(join(c.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+    const { active, skipped } = await prepareCollectors(["pg-waits", "ctxsw"]);
+    assert.deepEqual(skipped, []);
+    const runDir = join(workDir(), "test-tmp", "collect-pg");
+    rmSync(runDir, { recursive: true, force: true });
+    mkdirSync(runDir, { recursive: true });
+    const ctx = { runDir, query: (sql: string) => c.query(sql), postmasterPid };
+    await startCollectors(active, ctx);
+    const run = await pgbench(c.port, ["-S", "-n", "-c", "4", "-j", "2", "-T", "3"]);
+    const outs = await stopCollectors(active, ctx);
+    assert.equal(run.code, 0, run.out);
+    const waits = outs[0]!.parsed as PgWaitsSummary;
+    const sw = outs[1]!.parsed as CtxswResult;
+    // ~3 s at 100 ms: at least a handful of samples even on a loaded machine
+    assert.ok(waits.samples >= 5, `samples ${waits.samples}`);
+    assert.equal(waits.failedSamples, 0);
+    assert.ok(waits.activeBackendsMean > 0 && waits.activeBackendsMean <= 4, `active ${waits.activeBackendsMean}`);
+    assert.ok(Math.abs(waits.byEvent.reduce((s, e) => s + e.share, 0) - 1) < 1e-9);
+    assert.equal(readFileSync(join(runDir, "pg-waits.jsonl"), "utf8").trim().split("\n").length, waits.samples);
+    // the 4 client backends of the run were seen and switched context (pgbench waits on each reply)
+    const clients = sw.processes.filter((p) => p.kind === "client backend");
+    assert.ok(clients.length >= 4, JSON.stringify(sw.byKind));
+    const k = sw.byKind.find((b) => b.kind === "client backend")!;
+    assert.ok(k.voluntary > 100, `voluntary ${k.voluntary}`);
+    assert.ok(sw.byKind.some((b) => b.kind === "checkpointer"));
+    assert.ok(existsSync(join(runDir, "ctxsw.json")));
+  });
+});
