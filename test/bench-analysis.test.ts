@@ -19,6 +19,7 @@ const close = (actual: number, expected: number, tol = 1e-6) => assert.ok(Math.a
 test("block, unpaired and time-split analyses of the A/A series agree with SciPy", () => {
   const r = analyzeSeries(DIR);
   assert.equal(r.workload, "pgbench-select-only");
+  assert.equal(r.design, "blocks");
   assert.deepEqual(r.labels, { a: "A", b: "B" });
   assert.equal(r.warmupExcluded, 2);
   assert.equal(r.blocks.n, 15);

@@ -193,7 +193,25 @@ test("Blanchard: schedule+0xe0's share of runqueue_lock", () => {
   close(v(e, "acquisitionSharePct"), 50.544612, 1e-5, "acquisition share");
   // Caller UTILs: 0.06 + 0.00 + 1.16 + 0.00 + 23.15 + 0.01 + 0.00 + 0.01 = 24.39
   close(v(e, "callersUtilSumPct"), 24.39, 1e-9, "callers UTIL sum");
+  // process_timeout+0x14 (360313) against add_timer+0x14 (365451), both in the 2-way table.
+  close(v(e, "expiredTimersPct"), 98.594066, 1e-5, "expired timers");
+  assert.match(e.reason, /timer counts suggest that most sleeps were timed/);
   assert.equal(e.verdict, "consistent");
+});
+
+test("Spraul's timer counts: counts without run lengths are not checkable", () => {
+  const e = claim("lahr-2001/spraul-timer-counts");
+  // Busiest call sites, from the tables: 2-way add_timer+0x14 365451, process_timeout+0x14 360313 (360313/365451 = 98.594 %);
+  // 4-way add_timer+0x10 361475; 8-way add_timer+0x10 2856951; no process_timeout or schedule row in the 8-way excerpt.
+  assert.equal(v(e, "add_timer_2way"), 365451);
+  assert.equal(v(e, "process_timeout_2way"), 360313);
+  assert.equal(v(e, "schedule_2way"), 376292);
+  assert.equal(v(e, "add_timer_4way"), 361475);
+  assert.equal(v(e, "add_timer_8way"), 2856951);
+  assert.equal(e.values.process_timeout_8way, null);
+  close(v(e, "processTimeoutPerAddTimerPct"), 98.594066, 1e-5, "expired share");
+  assert.equal(e.verdict, "not checkable");
+  assert.match(e.reason, /add_timer count is 1\.01 times the 4-way run's/);
 });
 
 // ------------------------------------------------------------------ Lu

@@ -281,3 +281,15 @@ test("PNG text renders with the system's sans-serif font", () => {
   assert.equal(dark(empty), 0);
   assert.ok(dark(withText) > 150, `only ${dark(withText)} dark pixels: no font found for sans-serif (Debian: fonts-dejavu-core)`);
 });
+
+test("a title is drawn inside the SVG above the plot, not as an HTML figure", () => {
+  const plain = tpsRunsPlot(rostedtRows(false));
+  const titled = tpsRunsPlot(rostedtRows(false), { title: "Rostedt 2023: pgbench -S" });
+  assert.match(titled, /^<svg /);
+  const doc = parse(titled);
+  assert.equal(doc.querySelector("text.sl-title")!.textContent, "Rostedt 2023: pgbench -S");
+  assert.equal(doc.querySelector("svg")!.getAttribute("height"), "384");
+  assert.equal(doc.querySelectorAll("g.sl-run circle").length, 30);
+  assert.equal(parse(plain).querySelector("text.sl-title"), null);
+  assert.equal(svgToPixels(titled, 640).height, 384);
+});

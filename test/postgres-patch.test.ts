@@ -6,7 +6,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -182,4 +182,24 @@ test("parsePatch agrees with git apply --numstat, and new files are shared verba
   assert.deepEqual(created["15"], created["18"]);
   assert.notEqual(patchHash("15"), patchHash("18"));
   assert.match(patchHash("18"), /^[0-9a-f]{12}$/);
+});
+
+test("slicelab postgres patch --json reports the series; bad actions and options are named", () => {
+  const cli = (args: string[]) => spawnSync(process.execPath, [join(repoRoot(), "bin", "slicelab.js"), "postgres", ...args], { encoding: "utf8", timeout: 300_000 });
+  const r = cli(["patch", "--version", "18", "--json"]);
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout) as { applies: boolean; hunks: number; hash: string; source: { version: string } };
+  assert.equal(out.applies, true);
+  assert.equal(out.hash, patchHash("18"));
+  assert.equal(out.hunks, readPatchSeries("18")[0]!.files.reduce((n, f) => n + f.hunks.length, 0));
+  assert.match(out.source.version, /^18\./);
+  const bad = cli(["frobnicate"]);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /expected one action \(fetch, patch or build\), found "frobnicate"/);
+  const badVariant = cli(["build", "--version", "18", "--variant", "fancy"]);
+  assert.equal(badVariant.status, 2);
+  assert.match(badVariant.stderr, /--variant: expected baseline, patched or both, found "fancy"/);
+  const badVersion = cli(["fetch", "--version", "13"]);
+  assert.equal(badVersion.status, 2);
+  assert.match(badVersion.stderr, /--version: expected one of 15, 18, found "13"/);
 });

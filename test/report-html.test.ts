@@ -9,7 +9,7 @@ import { listNotebooks } from "../src/report/notebooks.js";
 import { ledgerTableHtml, verdictClass } from "../src/report/ledger-html.js";
 import { stripActiveContent } from "../src/report/page.js";
 import { buildLedger } from "../src/claims/index.js";
-import { workDir } from "../src/util/paths.js";
+import { repoRoot, workDir } from "../src/util/paths.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 
@@ -123,5 +123,22 @@ test("the report directory is replaced atomically and left intact when a build f
   await assert.rejects(buildReport({ outDir: out, execute: false, notebooks: [join(base, "missing.ipynb")], ledger }), /missing\.ipynb: no such notebook/);
   assert.equal(readFileSync(join(out, "index.html"), "utf8"), before);
   assert.deepEqual(readdirSync(base), ["reports"]);
+  rmSync(base, { recursive: true, force: true });
+});
+
+test("slicelab report --no-execute --json writes the report and says where it is", { timeout: 300_000 }, async () => {
+  const { execFileSync } = await import("node:child_process");
+  const base = join(workDir(), "test-report-cli");
+  rmSync(base, { recursive: true, force: true });
+  const out = join(base, "reports");
+  const bin = join(repoRoot(), "bin", "slicelab.js");
+  const stdout = execFileSync(process.execPath, [bin, "report", "--no-execute", "--json", "--out", out], { encoding: "utf8" });
+  const json = JSON.parse(stdout) as { index: string; notebooks: { name: string; page: string }[]; claims: number; seconds: number };
+  assert.deepEqual(Object.keys(json), ["index", "notebooks", "claims", "seconds"]);
+  assert.equal(json.index, join(out, "index.html"));
+  assert.ok(existsSync(json.index));
+  assert.equal(json.claims, buildLedger().length);
+  assert.equal(json.notebooks[0]!.name, "00-introduction.ipynb");
+  assert.ok(existsSync(join(out, json.notebooks[0]!.page)));
   rmSync(base, { recursive: true, force: true });
 });

@@ -1,5 +1,8 @@
 import { compareSamples, mean, sd, summary, tQuantile, tTwoSidedP, type Comparison, type Summary } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Design } from "./design.js";
 import { seriesRows, type SeriesRow } from "./series.js";
 
 /**
@@ -12,7 +15,9 @@ import { seriesRows, type SeriesRow } from "./series.js";
  *  - timeSplit: what a sequential design would have seen on this machine if nothing
  *    differed: the first half of the runs (in time) against the second half,
  *    whatever their labels. In an A/A series any difference here is drift.
- * Differences are in % of variant A's mean.
+ * Differences are in % of variant A's mean. In a sequential series the "blocks" pair
+ * the i-th run of A with the i-th run of B, which ran far apart in time: there the
+ * paired interval is not the design's analysis, the unpaired one is.
  */
 export interface IntervalPct {
   n: number;
@@ -26,6 +31,8 @@ export interface IntervalPct {
 export interface SeriesAnalysis {
   dir: string;
   workload: string;
+  /** The series' design (series.json). */
+  design: Design;
   labels: { a: string; b: string };
   warmupExcluded: number;
   a: Summary;
@@ -113,9 +120,11 @@ export function analyzeSeries(
   const first = ordered.slice(0, half);
   const second = ordered.slice(ordered.length - half);
   const ts = compareSamples(first.map((r) => r.tps), second.map((r) => r.tps), { labels: ["first half", "second half"], alpha, resamples: 1000 });
+  const design = (JSON.parse(readFileSync(join(dir, "series.json"), "utf8")) as { design: Design }).design;
   return {
     dir,
     workload,
+    design,
     labels: { a, b },
     warmupExcluded: rowsAll.length - rows.length,
     a: summary(A),

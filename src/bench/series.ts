@@ -349,20 +349,26 @@ export function clusterNameFor(prefix: string, protocol: string, binDir: string)
   return `${prefix}-${protocol}-${binKey(binDir)}`;
 }
 
+const binOf = (v: Variant): string => v.bin ?? debianBinDir();
+
+function checkBins(variants: Variant[]): void {
+  for (const v of variants) {
+    const missing = missingServerProgram(binOf(v));
+    if (missing !== undefined) throw new UserError(`--variant ${v.name}: ${binOf(v)}: expected a PostgreSQL bin directory, found no ${missing} in it`);
+  }
+}
+
 /** Runs (or resumes) a series; returns the tidy rows of every finished run. */
 export async function runSeries(opts: SeriesOptions): Promise<SeriesSummary> {
   const protocol = typeof opts.protocol === "string" ? loadProtocol(opts.protocol) : opts.protocol;
   const dir = resolve(opts.outDir);
+  if (opts.variants) checkBins(opts.variants); // before anything is written
   mkdirSync(dir, { recursive: true });
   const { plan, variants } = planOrResume(opts, protocol, dir);
   const log = opts.log ?? (() => undefined);
   const progress = opts.progress ?? (() => undefined);
   const clients: Clients = { binDir: plan.clients.binDir };
-  const binOf = (v: Variant) => v.bin ?? debianBinDir();
-  for (const v of variants) {
-    const missing = missingServerProgram(binOf(v));
-    if (missing !== undefined) throw new UserError(`--variant ${v.name}: ${binOf(v)}: expected a PostgreSQL bin directory, found no ${missing} in it`);
-  }
+  checkBins(variants);
 
   // Provenance: one entry per invocation (a resumed series may span sessions).
   const provFile = join(dir, "provenance.json");

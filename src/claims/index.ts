@@ -13,6 +13,7 @@ export {
   fTestRule,
   grubbs,
   populationSd,
+  postedRunNumber,
   printedAs,
   rankFromLowest,
   SEED_CHECKS,

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  fact,
   loadLahr2001,
   loadLu2023,
   loadRostedt2023,
@@ -174,6 +175,7 @@ export function luInput(data: Lu2023 = loadLu2023()): LuData {
     for (const m of line.matchAll(/(\d+(?:\.\d+)?)%/g)) decimals.add(decimalsOf(m[1]!));
   }
   if (decimals.size !== 1) throw new UserError(`lu-2023/profile.json: expected one printed precision for all shares, found ${[...decimals].join(", ")}`);
-  const commit = data.provenance.facts.find((f) => /commit/i.test(f.id) && typeof f.value === "string")?.value;
-  return { before: rows("before"), after: rows("after"), decimals: [...decimals][0]!, commit: typeof commit === "string" ? commit : "af7f588d8f73" };
+  const commit = fact(data.provenance, "commit");
+  if (typeof commit !== "string") throw new UserError(`lu-2023/provenance.json: expected the commit as a string, found ${JSON.stringify(commit)}`);
+  return { before: rows("before"), after: rows("after"), decimals: [...decimals][0]!, commit };
 }

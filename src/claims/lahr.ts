@@ -321,7 +321,7 @@ function runqueueEntry(d: LahrData): ClaimEntry {
   return claimEntry({
     id: "lahr-2001/runqueue-lock-after-mq",
     source: "lahr-2001",
-    claim: `Lahr: runqueue_lock contention "was largely alleviated by the multiqueue scheduler patch" (2-way without it; 4- and 8-way with it)`,
+    claim: `Lahr: runqueue_lock contention "was largely alleviated by the multiqueue scheduler patch" (${label(d.withoutMq)} without it; ${d.withMq.map(label).join(" and ")} with it)`,
     published: `${label(d.withoutMq)}: runqueue_lock UTIL ${fmt(before.utilPct, 2)}%, CON ${fmt(before.conPct, 2)}%; ${d.withMq.map(label).join(" and ")}: not listed`,
     recomputed:
       `runqueue_lock rows: ${label(d.withoutMq)} ${fmtInt(before.total)} acquisitions, ${fmtInt(before.spin)} spins; ` +
@@ -355,6 +355,9 @@ function blanchardEntry(d: LahrData): ClaimEntry {
   const L = g.lock;
   const sched = g.callers.filter((r) => r.name.startsWith("schedule+"));
   const timeout = g.callers.find((r) => r.name.startsWith("process_timeout+"));
+  // Timers armed in the same run: every expiry runs process_timeout, which takes runqueue_lock to wake the sleeper.
+  const addTimer = busiestSite(d.rows, d.withoutMq, "add_timer");
+  const expired = timeout && addTimer ? (100 * timeout.total) / addTimer.total : null;
   const share = (x: number, of: number) => (100 * x) / of;
   const utilShare = share(site.utilPct, L.utilPct);
   const spinShare = share(site.spin, L.spin);
@@ -373,11 +376,15 @@ function blanchardEntry(d: LahrData): ClaimEntry {
       `schedule+0xe0 has ${fmt(utilShare, 1)}% of runqueue_lock's hold time (UTIL ${fmt(site.utilPct, 2)} of ${fmt(L.utilPct, 2)}), ` +
       `${fmt(spinShare, 1)}% of its spins (${fmtInt(site.spin)} of ${fmtInt(L.spin)}) and ${fmt(acqShare, 1)}% of its acquisitions (${fmtInt(site.total)} of ${fmtInt(L.total)}); ` +
       `all schedule+ sites: UTIL ${fmt(schedUtil, 2)}%` +
-      (timeout ? `; ${timeout.name}: ${fmtInt(timeout.total)} acquisitions (${fmt(share(timeout.total, L.total), 1)}%), timer-driven wake-ups` : ""),
+      (timeout ? `; ${timeout.name}, the timer callback that wakes a sleeper: ${fmtInt(timeout.total)} acquisitions (${fmt(share(timeout.total, L.total), 1)}%)` : "") +
+      (expired === null ? "" : `, ${fmt(expired, 1)}% of the ${fmtInt(addTimer!.total)} timers armed at ${addTimer!.name}`),
     uncertainty: `UTIL printed to 0.01%: callers sum to ${fmt(callerUtil, 2)}% against the lock's ${fmt(L.utilPct, 2)}%`,
     verdict,
     reason: dominant
-      ? `the table agrees that schedule() dominates runqueue_lock (${fmt(utilShare, 0)}% of hold time, ${fmt(spinShare, 0)}% of spins); that the calls come from PostgreSQL's s_lock select() back-off is from Blanchard's strace, which is not in the tables`
+      ? `the table agrees that schedule() dominates runqueue_lock (${fmt(utilShare, 0)}% of hold time, ${fmt(spinShare, 0)}% of spins); that the calls come from PostgreSQL's s_lock select() back-off is from Blanchard's strace, which is not in the tables` +
+        (expired !== null && expired > 50
+          ? `; the timer counts suggest that most sleeps were timed and ran to expiry (${fmt(expired, 0)}% of armed timers fired), which a select() with a {0,0} timeout would not produce (2.4's do_select returns before schedule_timeout when the timeout is 0)`
+          : "")
       : `schedule+0xe0 does not dominate runqueue_lock in the table`,
     basis: `${sectionLabel(d.withoutMq)} table, runqueue_lock lock row and its caller rows (UTIL, SPIN, TOTAL)`,
     values: {
@@ -387,11 +394,58 @@ function blanchardEntry(d: LahrData): ClaimEntry {
       scheduleSitesUtilPct: schedUtil,
       callersUtilSumPct: callerUtil,
       lockUtilPct: L.utilPct,
+      expiredTimersPct: expired,
     },
+  });
+}
+
+/** The functions whose counts Spraul calls "extremely high" in the 2-way run. */
+const TIMER_FUNCTIONS = ["add_timer", "del_timer_sync", "schedule", "process_timeout"] as const;
+
+/** The busiest call site (largest TOTAL) of `fn` in a section, lock or caller row, or null. */
+function busiestSite(rows: readonly LockRow[], section: string, fn: string): LockRow | null {
+  const sites = rows.filter((r) => r.section === section && r.name.startsWith(`${fn}+`));
+  return sites.reduce<LockRow | null>((best, r) => (best === null || r.total > best.total ? r : best), null);
+}
+
+function timerCountsEntry(d: LahrData): ClaimEntry {
+  const sections = [d.withoutMq, ...d.withMq];
+  const count = (sec: string, fn: string) => busiestSite(d.rows, sec, fn)?.total ?? null;
+  // Run lengths: only Spraul's wall-clock time of one run is known.
+  const durations: Record<string, number | null> = Object.fromEntries(sections.map((s) => [s, s === d.spraulSection ? d.spraul.wallS : null]));
+  const checkable = durations[d.withoutMq] !== null && d.withMq.some((s) => durations[s] !== null);
+  const verdict: Verdict = checkable ? "consistent" : "not checkable";
+  const addT = count(d.withoutMq, "add_timer");
+  const pt = count(d.withoutMq, "process_timeout");
+  const expiredShare = addT && pt ? (100 * pt) / addT : null;
+  const table = sections
+    .map((sec) => `${sectionLabel(sec)}: ${TIMER_FUNCTIONS.map((fn) => `${fn} ${count(sec, fn) === null ? "not listed" : fmtInt(count(sec, fn)!)}`).join(", ")}`)
+    .join("; ");
+  const values: Record<string, number | null> = {};
+  for (const sec of sections) for (const fn of TIMER_FUNCTIONS) values[`${fn}_${sec}`] = count(sec, fn);
+  values.processTimeoutPerAddTimerPct = expiredShare;
+  return claimEntry({
+    id: "lahr-2001/spraul-timer-counts",
+    source: "lahr-2001",
+    claim: `Spraul: "The dual cpu numbers are really odd. Extremely high count of add_timer(), del_timer_sync(), schedule() and process_timeout()"`,
+    published: `lockmeter acquisition counts (TOTAL) at those functions' call sites`,
+    recomputed:
+      `busiest call site per function (TOTAL): ${table}` +
+      (expiredShare === null ? "" : `; in the ${sectionLabel(d.withoutMq)} run process_timeout runs for ${fmt(expiredShare, 1)}% of add_timer's count: nearly every timer armed expires`),
+    uncertainty: null,
+    verdict,
+    reason: checkable
+      ? `run lengths are known, so the counts can be compared as rates`
+      : `the excerpts give counts, not rates: only the ${sectionLabel(d.spraulSection)} run's length is posted (${fmt(d.spraul.wallS, 0)} s), so "high" cannot be judged` +
+        (addT !== null && count(d.withMq[0]!, "add_timer") !== null
+          ? `; in absolute terms the ${sectionLabel(d.withoutMq)} run's add_timer count is ${fmt(addT / count(d.withMq[0]!, "add_timer")!, 2)} times the ${sectionLabel(d.withMq[0]!)} run's`
+          : ""),
+    basis: `rows named <function>+<offset> (lock or caller rows) per table, the one with the largest TOTAL; process_timeout is the timer callback, so its count against add_timer's is the share of armed timers that expired`,
+    values,
   });
 }
 
 /** All Lahr-thread entries, in ledger order. */
 export function lahrClaims(d: LahrData): ClaimEntry[] {
-  return [...lostTimeEntries(d), runqueueEntry(d), blanchardEntry(d)];
+  return [...lostTimeEntries(d), runqueueEntry(d), blanchardEntry(d), timerCountsEntry(d)];
 }

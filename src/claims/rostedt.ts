@@ -1,6 +1,6 @@
 /**
  * Claims of Rostedt 2023 ("Re: [POC][RFC][PATCH v2] sched: Extended Scheduler Time
- * Slice", pgbench -c 100 -T 300 -j 8 -S -n, 16 runs per side, first discarded):
+ * Slice", pgbench -c 100 -T 300 -j 8 -S -n, runs per side with the first discarded):
  * the printed Average / Std Dev, "noticeable beyond the noise", "the standard
  * deviation was much smaller", the discarded cold first run, and the overlap of the
  * two ranges after the slow kernel options were removed.
@@ -35,7 +35,7 @@ export interface RostedtSide {
   label: string;
   /** The discarded first run (tps). */
   first: number;
-  /** The 15 runs he kept (tps), in posted order. */
+  /** The runs he kept (tps), in posted order (15 in the post). */
   runs: number[];
   /** The printed "Average:" and "Std Dev:". */
   reportedAverage: PrintedFigure;
@@ -46,6 +46,14 @@ export interface RostedtSide {
 export interface RostedtData {
   unpatched: RostedtSide;
   patched: RostedtSide;
+}
+
+/**
+ * A kept run's number in the post's order: the discarded first run is run 1, so the
+ * kept run at 0-based index k is run k + 2 (as the run-order timeline numbers them).
+ */
+export function postedRunNumber(keptIndex: number): number {
+  return keptIndex + 2;
 }
 
 /** Options of the statistical claims (the same seed gives the same ledger). */
@@ -169,6 +177,7 @@ function statEntries(d: RostedtData): ClaimEntry[] {
     ["patched", d.patched],
   ] as const) {
     const m = mean(side.runs);
+    const n = side.runs.length;
     const pa = side.reportedAverage;
     const verdictM = figureVerdict(printedInterval(pa.value, pa.decimals), { lo: m, hi: m });
     const howM = printedAs(m, pa);
@@ -176,17 +185,17 @@ function statEntries(d: RostedtData): ClaimEntry[] {
       claimEntry({
         id: `rostedt-2023/average-${key}`,
         source: "rostedt-2023",
-        claim: `"Average" tps ${side.label} over the 15 kept runs`,
+        claim: `"Average" tps ${side.label} over the ${n} kept runs`,
         published: `Average: ${fmt(pa.value, pa.decimals)}`,
-        recomputed: `${fmt(m, 6)} (mean of the 15 posted runs)`,
+        recomputed: `${fmt(m, 6)} (mean of the ${n} posted runs)`,
         uncertainty: null,
         verdict: verdictM,
         reason:
           verdictM === "reproduced"
-            ? `the mean of the 15 runs, ${howM} to ${pa.decimals} decimals, is the printed figure` +
+            ? `the mean of the ${n} runs, ${howM} to ${pa.decimals} decimals, is the printed figure` +
               (howM === "truncated" ? ` (rounding would print ${fmt(roundTo(m, pa.decimals), pa.decimals)})` : "")
-            : `the mean of the 15 runs is ${fmt(m, pa.decimals + 2)}, not ${fmt(pa.value, pa.decimals)} (off by ${fmt(m - pa.value, pa.decimals + 2)})`,
-        basis: `arithmetic mean of the 15 "tps = … (without initial connection time)" lines after the first run, ${side.label}`,
+            : `the mean of the ${n} runs is ${fmt(m, pa.decimals + 2)}, not ${fmt(pa.value, pa.decimals)} (off by ${fmt(m - pa.value, pa.decimals + 2)})`,
+        basis: `arithmetic mean of the ${n} "tps = … (without initial connection time)" lines after the first run, ${side.label}`,
         values: { n: side.runs.length, published: pa.value, recomputed: m, difference: m - pa.value },
       }),
     );
@@ -201,7 +210,7 @@ function statEntries(d: RostedtData): ClaimEntry[] {
       claimEntry({
         id: `rostedt-2023/std-dev-${key}`,
         source: "rostedt-2023",
-        claim: `"Std Dev" of tps ${side.label} over the 15 kept runs`,
+        claim: `"Std Dev" of tps ${side.label} over the ${n} kept runs`,
         published: `Std Dev: ${fmt(p.value, p.decimals)}`,
         recomputed: `${fmt(s, 6)} (sample SD, divisor n − 1); population SD (divisor n) ${fmt(ps, 4)}`,
         uncertainty: null,
@@ -214,7 +223,7 @@ function statEntries(d: RostedtData): ClaimEntry[] {
             : popMatches
               ? `the printed figure is the population SD (divisor n), ${fmt(ps, p.decimals)}; the sample SD is ${fmt(s, p.decimals)}`
               : `neither the sample SD ${fmt(s, p.decimals)} nor the population SD ${fmt(ps, p.decimals)} gives ${fmt(p.value, p.decimals)}`,
-        basis: `standard deviation of the same 15 runs, ${side.label}; both n − 1 and n divisors tried`,
+        basis: `standard deviation of the same ${n} runs, ${side.label}; both n − 1 and n divisors tried`,
         values: { n: side.runs.length, published: p.value, sampleSd: s, populationSd: ps },
       }),
     );
@@ -246,7 +255,7 @@ function firstRunEntry(d: RostedtData, alpha: number): ClaimEntry {
   const verdict = outlierVerdict(isExtreme, flagged);
   const [u, p] = sides as [(typeof sides)[0], (typeof sides)[0]];
   const part = (x: typeof u) =>
-    `${x.side.label}: ${fmt(x.side.first, 2)} tps, ${fmt(x.z, 2)} SD (${fmtSignedPct(x.belowPct, 2)}) from the mean of the 15, rank ${x.rank} of ${x.n}`;
+    `${x.side.label}: ${fmt(x.side.first, 2)} tps, ${fmt(x.z, 2)} SD (${fmtSignedPct(x.belowPct, 2)}) from the mean of the ${x.n - 1} kept runs, rank ${x.rank} of ${x.n}`;
   const grubbsText = (x: typeof u) =>
     `G = ${fmt(x.grubbs.g, 2)} vs critical ${fmt(x.grubbs.critical, 2)} (n = ${x.grubbs.n}, α = ${alpha}), most extreme = ${x.grubbs.index === 0 ? "the first run" : `run ${x.grubbs.index}`}`;
   return claimEntry({
@@ -255,14 +264,14 @@ function firstRunEntry(d: RostedtData, alpha: number): ClaimEntry {
     claim: `"I threw out the first run as it had horrible numbers probably due to everything in cold cache" (both sides)`,
     published: `first runs ${fmt(u.side.first, 6)} (${u.side.label}) and ${fmt(p.side.first, 6)} (${p.side.label})`,
     recomputed: `${part(u)}; ${part(p)}`,
-    uncertainty: `Grubbs' test on all 16 runs per side: ${u.side.label} ${grubbsText(u)}; ${p.side.label} ${grubbsText(p)}`,
+    uncertainty: `Grubbs' test on all runs of each side: ${u.side.label} ${grubbsText(u)}; ${p.side.label} ${grubbsText(p)}`,
     verdict,
     reason:
       verdict === "consistent"
-        ? `on both sides the first run is the lowest of 16 and a Grubbs outlier, as a cold start would give; the cause (cold cache) is not in the data. ` +
+        ? `on both sides the first run is the lowest of its ${u.n} runs and a Grubbs outlier, as a cold start would give; the cause (cold cache) is not in the data. ` +
           `Among the kept ${u.side.label} runs, the lowest (${fmt(u.keptMin, 2)}) is itself ${fmt(u.keptMinZ, 2)} SD from their mean`
         : `the first run is not ${isExtreme ? "an outlier by Grubbs' test" : "the lowest run"} on ${sides.filter((x) => !(x.rank === 1 && x.flagged)).map((x) => x.side.label).join(" and ")}`,
-    basis: "z = (first − mean of the 15 kept runs)/SD of the 15; rank among all 16 runs from the lowest; Grubbs on the 16",
+    basis: "z = (first − mean of the kept runs)/SD of the kept runs; rank among all runs of the side from the lowest; Grubbs on all runs of the side",
     values: {
       unpatchedFirst: u.side.first,
       unpatchedZ: u.z,
@@ -304,14 +313,14 @@ function differenceEntry(d: RostedtData, c: Comparison, o: RostedtOptions, boots
     interval.excludes === "seed-dependent"
       ? `; the bootstrap interval's end sits at 0 (it excludes 0 for ${interval.seedsExcluding} of ${interval.seedsTried} seeds)`
       : "";
-  const flipsText = loo.flips.map((f) => `${sideLabel(f.side)} run ${f.index + 1} (${fmt(f.value, 2)})`).join(", ");
+  const flipsText = loo.flips.map((f) => `${sideLabel(f.side)} run ${postedRunNumber(f.index)} (${fmt(f.value, 2)})`).join(", ");
   let reason: string;
   if (verdict === "reproduced") reason = `${testsText}; no single run changes that`;
   else if (verdict === "not significant")
     reason =
       `${testsText}: the ${fmtSignedPct(c.welch.differencePct, 3)} difference is within the run-to-run noise${seedNote}; ` +
       `no single left-out run makes Welch significant (p from ${fmtP(minDrop.p)} to ${fmtP(maxDrop.p)}); ` +
-      `15 runs per side detect ${fmt(c.power.minimumDetectableEffectPct, 2)}% at ${fmt(100 * c.power.power, 0)}% power`;
+      `${c.a.n === c.b.n ? `${c.a.n} runs per side` : `${c.a.n} and ${c.b.n} runs`} detect ${fmt(c.power.minimumDetectableEffectPct, 2)}% at ${fmt(100 * c.power.power, 0)}% power`;
   else if (verdict === "fragile")
     reason =
       loo.flips.length > 0
@@ -328,7 +337,7 @@ function differenceEntry(d: RostedtData, c: Comparison, o: RostedtOptions, boots
     verdict,
     reason,
     basis:
-      `the 15 kept runs per side; α = ${o.alpha}; leave-one-out drops each of the 30 runs in turn and re-runs Welch; ` +
+      `${c.a.n === c.b.n ? `the ${c.a.n} kept runs per side` : `the ${c.a.n} and ${c.b.n} kept runs`}; α = ${o.alpha}; leave-one-out drops each of the ${c.a.n + c.b.n} runs in turn and re-runs Welch; ` +
       `power from the observed SDs: ${observed.runsPerSide ?? `more than a million`} runs per side would detect the observed ${fmt(observed.effectPct, 3)}% at ${fmt(100 * c.power.power, 0)}% power`,
     values: {
       differenceTps: c.welch.difference,
@@ -380,7 +389,7 @@ function spreadEntry(d: RostedtData, c: Comparison, o: RostedtOptions, boots: re
   const ratioWithout = sd(b) / sd(aWithout);
   const outlierZ = (a[k]! - m) / sd(a);
   const conf = `${fmt(100 * c.bootstrap.confidence, 0)}%`;
-  const flipsText = loo.flips.map((f) => `${f.side === "A" ? d.unpatched.label : d.patched.label} run ${f.index + 1} (${fmt(f.value, 2)})`).join(", ");
+  const flipsText = loo.flips.map((f) => `${f.side === "A" ? d.unpatched.label : d.patched.label} run ${postedRunNumber(f.index)} (${fmt(f.value, 2)})`).join(", ");
   const core =
     `F-test p = ${fmtP(c.fTest.p)}, Brown–Forsythe p = ${fmtP(c.brownForsythe.p)}, bootstrap ${conf} CI of the SD ratio ${fmtInterval(boot, 3)}`;
   const reasons: Record<Verdict, string> = {
@@ -400,12 +409,12 @@ function spreadEntry(d: RostedtData, c: Comparison, o: RostedtOptions, boots: re
     published: `Std Dev ${fmt(d.unpatched.reportedStdDev.value, d.unpatched.reportedStdDev.decimals)} → ${fmt(d.patched.reportedStdDev.value, d.patched.reportedStdDev.decimals)}`,
     recomputed:
       `SD ratio patched/unpatched ${fmt(ratio, 3)}; F = ${fmt(c.fTest.f, 4)}, p = ${fmtP(c.fTest.p)}; Brown–Forsythe W = ${fmt(c.brownForsythe.w, 3)}, p = ${fmtP(c.brownForsythe.p)}. ` +
-      `Without unpatched run ${k + 1} (${fmt(a[k]!, 2)}, ${fmt(outlierZ, 2)} SD): SD ratio ${fmt(ratioWithout, 3)}, F-test p = ${fmtP(fWithout.p)}, Brown–Forsythe p = ${fmtP(bfWithout.p)}`,
+      `Without unpatched run ${postedRunNumber(k)} (${fmt(a[k]!, 2)}, ${fmt(outlierZ, 2)} SD from the kept runs' mean): SD ratio ${fmt(ratioWithout, 3)}, F-test p = ${fmtP(fWithout.p)}, Brown–Forsythe p = ${fmtP(bfWithout.p)}`,
     uncertainty: `bootstrap ${conf} CI of the SD ratio ${fmtInterval(boot, 3)} (seed ${c.bootstrap.seed}, ${c.bootstrap.resamples} resamples; excludes 1 for ${interval.seedsExcluding} of ${interval.seedsTried} seeds)`,
     verdict,
     reason: reasons[verdict],
     basis:
-      `the 15 kept runs per side; α = ${o.alpha}; the F-test assumes normal data and is driven by one low unpatched run; ` +
+      `${c.a.n === c.b.n ? `the ${c.a.n} kept runs per side` : `the ${c.a.n} and ${c.b.n} kept runs`}; runs numbered in the post's order (the discarded first run is run 1); α = ${o.alpha}; the F-test assumes normal data and is driven by one low unpatched run; ` +
       `Brown–Forsythe (Levene on |x − median|) is the robust check; leave-one-out re-runs the F-test without each run`,
     values: {
       sdRatio: ratio,
@@ -417,7 +426,7 @@ function spreadEntry(d: RostedtData, c: Comparison, o: RostedtOptions, boots: re
       bootstrapHi: boot.hi,
       bootstrapSeedsExcludingOne: interval.seedsExcluding,
       leaveOneOutFlips: loo.flips.length,
-      outlierRun: k + 1,
+      outlierRun: postedRunNumber(k),
       outlierTps: a[k]!,
       outlierZ,
       sdRatioWithoutOutlier: ratioWithout,
@@ -447,7 +456,7 @@ function overlapEntry(d: RostedtData): ClaimEntry {
     reason: overlap
       ? `the posted runs overlap: the best unpatched run is ${fmt(bestUnpatched - worstPatched, 2)} tps above the worst patched run; the slower-kernel statement cannot be checked (those runs were not posted)`
       : `the worst patched run is above the best unpatched run, so the ranges still do not overlap`,
-    basis: "min of the 15 kept patched runs against max of the 15 kept unpatched runs",
+    basis: `min of the ${d.patched.runs.length} kept patched runs against max of the ${d.unpatched.runs.length} kept unpatched runs`,
     values: { worstPatched, bestUnpatched, unpatchedAboveWorstPatched: unpatchedAbove, patchedBelowBestUnpatched: patchedBelow },
   });
 }

@@ -4,7 +4,7 @@
  * ccache hit counts and the image's hash are recorded beside the build.
  */
 import { createHash } from "node:crypto";
-import { createWriteStream, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -89,6 +89,30 @@ export async function buildKernel(opts: BuildOptions): Promise<BuildRecord> {
     if (which.exitCode !== 0) throw new UserError("ccache is not installed (Debian package ccache); or pass --no-ccache");
     mkdirSync(ccDir, { recursive: true });
   }
+  // One make per build directory: a second one would corrupt the first's objects.
+  const lock = join(buildDir, "slicelab-build.lock");
+  if (existsSync(lock)) {
+    const pid = Number(readFileSync(lock, "utf8"));
+    let alive = false;
+    try {
+      process.kill(pid, 0);
+      alive = true;
+    } catch {
+      alive = false;
+    }
+    if (alive && pid !== process.pid) throw new UserError(`${buildDir}: another build is running (pid ${pid}, lock ${lock}); wait for it`);
+  }
+  writeFileAtomic(lock, String(process.pid));
+  try {
+    return await runBuild(opts, jobs, useCcache, ccDir);
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+async function runBuild(opts: BuildOptions, jobs: number, useCcache: boolean, ccDir: string): Promise<BuildRecord> {
+  const { tree, buildDir } = opts;
+  const cfg = join(buildDir, ".config");
   const before = useCcache ? await ccacheStats(ccDir) : undefined;
   const image = join(buildDir, "arch/x86/boot/bzImage");
   const logPath = join(buildDir, "slicelab-build.log");

@@ -42,6 +42,30 @@ export function buildDirFor(tree: KernelTree, fragments: string[], base = "small
   return join(kernelCacheDir(), "build", src, label);
 }
 
+/** Where `configure` records what it did (fragment hashes, config hash) in a build directory. */
+export function configureRecordPath(buildDir: string): string {
+  return join(buildDir, "slicelab-configure.json");
+}
+
+/**
+ * True when the build directory was configured from exactly these fragment
+ * files (same paths and contents) and base, and its .config is unchanged since:
+ * configuring again would produce the same .config.
+ */
+export function configureIsCurrent(buildDir: string, fragments: string[], baseConfig = "small"): boolean {
+  const rec = configureRecordPath(buildDir);
+  const cfg = join(buildDir, ".config");
+  if (!existsSync(rec) || !existsSync(cfg)) return false;
+  const r = JSON.parse(readFileSync(rec, "utf8")) as ConfigureResult;
+  const paths = [...(baseConfig === "small" ? [fragmentPath("base")] : []), ...fragments];
+  if (baseConfig !== "small" && baseConfig !== "defconfig") return false;
+  if (r.fragments.length !== paths.length) return false;
+  for (const [i, p] of paths.entries()) {
+    if (r.fragments[i]!.path !== p || !existsSync(p) || r.fragments[i]!.sha256 !== sha256(readFileSync(p, "utf8"))) return false;
+  }
+  return r.configSha256 === sha256(readFileSync(cfg, "utf8"));
+}
+
 /** Why a requested option is not in the final .config. */
 export interface MissingOption {
   entry: ConfigEntry;
@@ -220,7 +244,7 @@ export async function configureKernel(opts: ConfigureOptions): Promise<Configure
     const old = existsSync(target) ? readFileSync(target, "utf8") : undefined;
     const changed = old !== dotConfig;
     if (changed) renameSync(join(scratch, ".config"), target);
-    return {
+    const result: ConfigureResult = {
       tree: treeDir,
       version: opts.tree.version,
       buildDir,
@@ -230,6 +254,8 @@ export async function configureKernel(opts: ConfigureOptions): Promise<Configure
       configSha256: sha256(dotConfig),
       changed,
     };
+    writeFileAtomic(configureRecordPath(buildDir), `${JSON.stringify({ ...result, changed: undefined }, null, 2)}\n`);
+    return result;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -60,6 +60,7 @@ export function bootstrapPlot(table: Table, options: BootstrapOptions = {}): str
     width: options.width,
     height: options.height,
     ariaLabel: options.ariaLabel ?? "bootstrap distribution",
+    title: options.title,
     marginTop: 30,
     x: { label: options.xLabel ?? valueName, domain: [lo, hi], nice: true },
     y: { label: "replicates", grid: true },

@@ -62,6 +62,7 @@ export function ecdfPlot(table: Table, options: EcdfOptions = {}): string {
     width: options.width,
     height: options.height,
     ariaLabel: options.ariaLabel ?? "empirical cumulative distribution",
+    title: options.title,
     marginRight: 30,
     marginLeft: 50,
     x: { label: options.xLabel ?? valueName, nice: true, grid: true },

@@ -46,6 +46,7 @@ export function eventsTimelinePlot(table: Table, options: EventsTimelineOptions 
     width: options.width ?? SIZE.width,
     height: options.height ?? 50 + rows.length * SIZE.rowHeight,
     ariaLabel: options.ariaLabel ?? "timeline",
+    title: options.title,
     marginLeft: 20,
     marginRight: 20,
     x: { type: "utc", domain: [new Date(t0 - pad), new Date(t1 + pad)], label: null, grid: true },

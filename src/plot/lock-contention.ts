@@ -48,6 +48,7 @@ export function lockContentionPlot(table: Table, options: LockContentionOptions 
     width: options.width,
     height: options.height ?? 380,
     ariaLabel: options.ariaLabel ?? "lock utilisation vs contention",
+    title: options.title,
     marginRight: 20,
     marginTop: 40,
     marginBottom: 40,

@@ -42,6 +42,7 @@ export function perfSharesPlot(table: Table, options: PerfSharesOptions = {}): s
     width: options.width ?? SIZE.width,
     height,
     ariaLabel: options.ariaLabel ?? "perf shares before/after",
+    title: options.title,
     marginLeft: 70,
     marginRight: 60,
     fy: { domain: symbols, label: null, padding: 0.1, axis: null },

@@ -53,7 +53,12 @@ export interface FigureOptions {
   height?: number;
   /** Accessible name of the figure (the SVG's aria-label), e.g. "Rostedt 2023: tps per run". */
   ariaLabel?: string;
+  /** A title drawn above the plot, inside the SVG (adds TITLE_HEIGHT pixels to the height). */
+  title?: string;
 }
+
+/** Height added above a figure for its title. */
+export const TITLE_HEIGHT = 24;
 
 /**
  * Draws a Plot specification and returns standalone SVG text (with `xmlns`, so the
@@ -62,10 +67,10 @@ export interface FigureOptions {
  * Plot returns a `<figure>` instead of an `<svg>` when asked for a title, caption
  * or legend; helpers must draw those as marks, and this throws if they did not.
  */
-export function renderSvg(options: Plot.PlotOptions): string {
+export function renderSvg(options: Plot.PlotOptions, figure: { title?: string } = {}): string {
   const document = plotDocument();
   // Helpers pass `width: options.width` through; an undefined value must not hide the default.
-  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+  const given = Object.fromEntries(Object.entries(options).filter(([k, v]) => v !== undefined && k !== "title"));
   const node = Plot.plot({
     width: SIZE.width,
     height: SIZE.height,
@@ -79,7 +84,33 @@ export function renderSvg(options: Plot.PlotOptions): string {
   node.setAttribute("font-family", FONT_FAMILY);
   node.setAttribute("font-size", String(FONT_SIZE));
   node.setAttribute("xmlns", SVG_NS);
+  const title = figure.title ?? (typeof options.title === "string" ? options.title : undefined);
+  if (title !== undefined) addTitle(node, title);
   return normaliseIds(node.outerHTML);
+}
+
+/** Moves the plot down by TITLE_HEIGHT and draws `title` above it, left-aligned and bold. */
+function addTitle(svg: Element, title: string): void {
+  const doc = svg.ownerDocument;
+  const width = Number(svg.getAttribute("width"));
+  const height = Number(svg.getAttribute("height")) + TITLE_HEIGHT;
+  const body = doc.createElementNS(SVG_NS, "g");
+  body.setAttribute("transform", `translate(0,${TITLE_HEIGHT})`);
+  for (const child of [...svg.childNodes]) {
+    if ((child as Element).tagName?.toLowerCase() !== "style") body.appendChild(child);
+  }
+  const text = doc.createElementNS(SVG_NS, "text");
+  text.setAttribute("class", "sl-title");
+  text.setAttribute("x", "4");
+  text.setAttribute("y", "16");
+  text.setAttribute("text-anchor", "start");
+  text.setAttribute("font-weight", "bold");
+  text.setAttribute("font-size", String(FONT_SIZE + 2));
+  text.textContent = title;
+  svg.appendChild(text);
+  svg.appendChild(body);
+  svg.setAttribute("height", String(height));
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
 }
 
 /** Options for {@link svgToPng}. */

@@ -59,6 +59,7 @@ export function tpsRunsPlot(table: Table, options: TpsRunsOptions = {}): string 
     width: options.width,
     height: options.height,
     ariaLabel: options.ariaLabel ?? "tps per run",
+    title: options.title,
     marginLeft: 60,
     x: {
       domain: [-0.6, sides.length - 0.4],

@@ -27,6 +27,8 @@ export interface ReportOptions {
   verdictMeanings?: Readonly<Record<string, string>>;
   /** Per-cell timeout in seconds. */
   timeoutSeconds?: number;
+  /** How many notebooks execute at once (each in its own kernel); default 2. */
+  concurrency?: number;
   /** Progress lines (e.g. to stderr); default none. */
   log?: (line: string) => void;
 }
@@ -79,18 +81,26 @@ export async function buildReport(options: ReportOptions = {}): Promise<ReportRe
   const ledger = options.ledger ? { rows: [...options.ledger], meanings: options.verdictMeanings } : await defaultLedger();
 
   const runDir = join(workDir(), "report", "executed");
-  const executed: { name: string; source: string; executeMs: number }[] = [];
-  for (const nb of notebooks) {
-    const name = basename(nb);
-    if (!execute) {
-      executed.push({ name, source: resolve(nb), executeMs: 0 });
-      continue;
+  // Each notebook runs in its own kernel; a few at a time (they are independent).
+  const executed: { name: string; source: string; executeMs: number }[] = new Array(notebooks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < notebooks.length) {
+      const i = next++;
+      const nb = notebooks[i]!;
+      const name = basename(nb);
+      if (!execute) {
+        executed[i] = { name, source: resolve(nb), executeMs: 0 };
+        continue;
+      }
+      log(`report: executing ${name}`);
+      const t = Date.now();
+      const source = await executeNotebook(nb, { out: join(runDir, name), timeoutSeconds: options.timeoutSeconds });
+      executed[i] = { name, source, executeMs: Date.now() - t };
     }
-    log(`report: executing ${name}`);
-    const t = Date.now();
-    const source = await executeNotebook(nb, { out: join(runDir, name), timeoutSeconds: options.timeoutSeconds });
-    executed.push({ name, source, executeMs: Date.now() - t });
-  }
+  };
+  const concurrency = Math.max(1, Math.min(options.concurrency ?? 2, notebooks.length));
+  await Promise.all(Array.from({ length: concurrency }, worker));
   log(`report: converting ${executed.length} notebooks to HTML`);
   const fragments = await notebooksToHtml(executed.map((e) => e.source));
   const done: (ReportNotebook & { fragment: string })[] = executed.map((e, i) => ({

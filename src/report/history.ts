@@ -144,7 +144,7 @@ export function historyEvents(): HistoryEvent[] {
       who: "Linus Torvalds",
       what: "Linux 7.0-rc1 closes the merge window: it brings the rseq time-slice extension, and commit 7dadeaa6e851 restricts the preemption modes of architectures that support lazy preemption to full and lazy",
       label: "7.0-rc1: slice extension; full/lazy only",
-      source: "https://www.theregister.com/2026/02/23/linux_7_0_rc1/",
+      source: "https://www.theregister.com/2026/02/23/linux_7_0_rc1/ https://lwn.net/Articles/1067029/",
       basis: "public report",
     },
     {

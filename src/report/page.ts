@@ -26,8 +26,8 @@ table.sl-ledger td { overflow-wrap: anywhere; }
 table.sl-ledger td.sl-id { font-family: monospace; font-size: 12px; }
 table.sl-ledger col.sl-c-id { width: 15%; } table.sl-ledger col.sl-c-source { width: 8%; }
 table.sl-ledger col.sl-c-claim { width: 17%; } table.sl-ledger col.sl-c-published { width: 12%; }
-table.sl-ledger col.sl-c-recomputed { width: 16%; } table.sl-ledger col.sl-c-verdict { width: 9%; }
-table.sl-ledger col.sl-c-reason { width: 23%; }
+table.sl-ledger col.sl-c-recomputed { width: 16%; } table.sl-ledger col.sl-c-verdict { width: 10.5%; }
+table.sl-ledger col.sl-c-reason { width: 21.5%; }
 .sl-verdict { display: inline-block; padding: 1px 6px; border-radius: 3px; white-space: nowrap; font-weight: bold; }
 .sl-verdict-reproduced { background: #dafbe1; }
 .sl-verdict-not-reproduced { background: #ffebe9; }

@@ -8,7 +8,7 @@
  * JSON comes back through the shared directory. The comparison of throughput
  * on vs off uses the kit's statistics (Welch t, percentile bootstrap).
  */
-import { existsSync, readFileSync, readdirSync, copyFileSync, mkdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildMicro, type MicroRun } from "../micro/driver.js";
 import { compareSamples, type Comparison } from "../stats/compare.js";
@@ -71,13 +71,7 @@ export function abbaOrder(reps: number): ("off" | "on")[] {
 
 function rowFrom(run: MicroRun, rep: number, order: number, ext: "off" | "on"): MicroAbRow {
   const r = run.results;
-  const ks = run.kernelStats as unknown as { delta?: Record<string, number> } & Record<string, unknown> | null;
-  let sgrant: number | null = null;
-  if (ks) {
-    const d = (ks.delta ?? ks) as Record<string, unknown>;
-    const v = d.sgrant ?? d.s_granted ?? d.granted;
-    if (typeof v === "number") sgrant = v;
-  }
+  const sgrant = run.kernelStats?.counters.sgrant ?? null;
   return {
     rep,
     order,
@@ -107,6 +101,7 @@ export async function runMicroAbInVm(o: MicroAbOptions): Promise<MicroAbResult> 
   const dir = o.outDir ?? join(repoRoot(), "data", "runs", `vm-micro-${stamp}`);
   const raw = join(dir, "raw");
   mkdirSync(raw, { recursive: true });
+  if (readdirSync(raw).length > 0) throw new UserError(`${raw}: not empty; choose a new --out directory`);
   const order = abbaOrder(reps);
   const cli = join(repoRoot(), "bin", "slicelab.js");
   const lines = order.map((ext, i) => {
@@ -114,7 +109,7 @@ export async function runMicroAbInVm(o: MicroAbOptions): Promise<MicroAbResult> 
     const name = `r${String(rep).padStart(2, "0")}-${i}-${ext}.json`;
     return `node ${cli} micro run --threads ${threads} --hogs ${hogs} --cs-ns ${csNs} --duration ${durationS} --extension ${ext} --json > "$SLICELAB_VM_OUT/${name}" 2> "$SLICELAB_VM_OUT/${name}.err" || echo "micro run ${name} failed: $?"`;
   });
-  const vmOut = join(dir, ".vm-out");
+  const vmOut = raw;
   const vm = await runVm({
     kernel: o.kernel,
     cpus: o.cpus ?? 2,
@@ -128,13 +123,13 @@ export async function runMicroAbInVm(o: MicroAbOptions): Promise<MicroAbResult> 
   if (vm.exitStatus === null) throw new UserError(`the VM did not finish the micro-benchmark runs (timed out: ${vm.timedOut}); console: ${vm.consoleLog}`);
   const rows: MicroAbRow[] = [];
   for (const f of readdirSync(vmOut).filter((n) => /^r\d+-\d+-(on|off)\.json$/.test(n)).sort((a, b) => Number(a.split("-")[1]) - Number(b.split("-")[1]))) {
-    copyFileSync(join(vmOut, f), join(raw, f));
     const text = readFileSync(join(vmOut, f), "utf8");
     if (text.trim() === "") continue;
     const m = /^r(\d+)-(\d+)-(on|off)\.json$/.exec(f)!;
     rows.push(rowFrom(JSON.parse(text) as MicroRun, Number(m[1]), Number(m[2]), m[3] as "on" | "off"));
   }
   copyFileSync(vm.consoleLog, join(raw, "console.log"));
+  rmSync(join(raw, "exit-status"), { force: true });
   const off = rows.filter((r) => r.extension === "off" && r.throughputPerS !== null).map((r) => r.throughputPerS!);
   const on = rows.filter((r) => r.extension === "on" && r.throughputPerS !== null).map((r) => r.throughputPerS!);
   const comparison = off.length >= 2 && on.length >= 2 ? compareSamples(off, on, { labels: ["extension off", "extension on"], seed: 1 }) : null;

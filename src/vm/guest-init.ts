@@ -4,7 +4,9 @@
  * It mounts the pseudo filesystems, puts a writable overlay (upper layer in
  * tmpfs) over the directories programs expect to write, mounts the shared
  * results directory read-write at the same path as on the host, runs the
- * command, records its exit status there, and powers the guest off.
+ * command, records its exit status there, and ends the guest with a sysrq
+ * reboot, which QEMU's -no-reboot turns into an exit (the kernel has no ACPI
+ * for a power-off; should the reboot fail, init exits and panic=-1 reboots).
  */
 
 /** Quotes one word for POSIX sh. */

@@ -148,7 +148,8 @@ async function run(argv: string[]): Promise<number> {
     clusterPrefix: values["cluster-prefix"],
     maxRuns: optionalInt("max-runs", values["max-runs"]),
     progress: progressPrinter(process.stderr),
-    log: (line) => process.stderr.write(`${line}\n`),
+    // On a terminal, clear the progress bar's line first (the next event redraws it).
+    log: (line) => process.stderr.write(`${process.stderr.isTTY ? "\r\x1b[2K" : ""}${line}\n`),
   });
   if (values.json) {
     printJson({ dir: summary.dir, total: summary.total, done: summary.done, ranNow: summary.ranNow, rows: summary.rows });
@@ -182,12 +183,13 @@ async function analyze(argv: string[]): Promise<number> {
   const line = (name: string, x: { n: number; meanDiffPct: number; ciPct: [number, number]; halfWidthPct: number; p: number }) =>
     `  ${name.padEnd(34)} ${f(x.meanDiffPct)}  95% CI [${f(x.ciPct[0])}, ${f(x.ciPct[1])}]  ±${x.halfWidthPct.toFixed(2)}%  p=${x.p.toFixed(3)}\n`;
   process.stdout.write(
-    `${dir}: ${r.workload}, ${r.labels.b} − ${r.labels.a} in % of mean ${r.labels.a} (${r.warmupExcluded} warm-up rows left out)\n` +
+    `${dir}: ${r.workload} (${r.design} design), ${r.labels.b} − ${r.labels.a} in % of mean ${r.labels.a} (${r.warmupExcluded} warm-up rows left out)\n` +
       `  ${r.labels.a}: n=${r.a.n} mean ${r.a.mean.toFixed(1)} tps, CV ${(r.a.cv * 100).toFixed(2)}%;  ${r.labels.b}: n=${r.b.n} mean ${r.b.mean.toFixed(1)} tps, CV ${(r.b.cv * 100).toFixed(2)}%\n` +
-      line(`blocks (paired, ${r.blocks.n} blocks)`, r.blocks) +
+      line(r.design === "blocks" ? `blocks (paired, ${r.blocks.n} blocks)` : `i-th A with i-th B (paired, ${r.blocks.n})`, r.blocks) +
       line("unpaired (sequential analysis)", r.unpaired) +
       line(`time split (runs ${r.timeSplit.firstRuns.join("–")} vs ${r.timeSplit.secondRuns.join("–")})`, r.timeSplit) +
-      `  within-block correlation ${r.blocks.correlation.toFixed(2)}; unpaired/paired CI half-width ${r.halfWidthRatio.toFixed(2)}\n`,
+      `  within-block correlation ${r.blocks.correlation.toFixed(2)}; unpaired/paired CI half-width ${r.halfWidthRatio.toFixed(2)}\n` +
+      (r.design === "sequential" ? "  (sequential series: the runs of A and B did not run side by side, the unpaired line is the design's analysis)\n" : ""),
   );
   return 0;
 }

@@ -3,7 +3,7 @@ import { parseCommandArgs, numberOption, printJson } from "../args.js";
 import { UserError } from "../../util/errors.js";
 import { buildReport } from "../../report/build.js";
 
-const usage = `usage: slicelab report [--out DIR] [--no-execute] [--timeout SECONDS] [--json]
+const usage = `usage: slicelab report [--out DIR] [--no-execute] [--jobs N] [--timeout SECONDS] [--json]
 
 Executes every notebook (notebooks/*.ipynb, in name order) in a fresh tslab
 kernel, converts each to HTML and writes DIR/index.html: the claims ledger table
@@ -13,6 +13,7 @@ plus one page per notebook under DIR/notebooks/. DIR is replaced atomically.
 options:
   --out DIR          output directory (default: reports)
   --no-execute       convert the notebooks as committed, without running them
+  --jobs N           notebooks executed at once, each in its own kernel (default: 2)
   --timeout SECONDS  per-cell timeout when executing (default: 300)
   --json             print {index, notebooks, claims, seconds} as JSON
 
@@ -27,12 +28,16 @@ export const reportCommand: Command = {
       out: { type: "string" },
       "no-execute": { type: "boolean" },
       timeout: { type: "string" },
+      jobs: { type: "string" },
       json: { type: "boolean" },
     });
     if (positionals.length > 0) throw new UserError(`unexpected argument "${positionals[0]}" (see \`slicelab report --help\`)`);
     const timeout = numberOption("timeout", values.timeout, 300);
     if (!(timeout > 0)) throw new UserError(`--timeout expects a positive number of seconds, got "${values.timeout}"`);
+    const jobs = numberOption("jobs", values.jobs, 2);
+    if (!Number.isInteger(jobs) || jobs < 1) throw new UserError(`--jobs expects a whole number ≥ 1, got "${values.jobs}"`);
     const result = await buildReport({
+      concurrency: jobs,
       outDir: values.out ?? "reports",
       execute: !values["no-execute"],
       timeoutSeconds: timeout,

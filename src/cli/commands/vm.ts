@@ -4,6 +4,8 @@ import { UserError } from "../../util/errors.js";
 import { runVm, chooseAccel, type Accel, type VmOptions } from "../../vm/qemu.js";
 import { defaultKernelImage } from "../../kernel/ensure.js";
 import { buildProbe, parseProbeOutput, sliceStatsDelta } from "../../vm/probe.js";
+import { runMicroAbInVm } from "../../vm/experiments.js";
+import { cachedKernel } from "../../kernel/ensure.js";
 
 const usage = `usage: slicelab vm SUBCOMMAND [OPTIONS] [--json]
 
@@ -14,10 +16,17 @@ const usage = `usage: slicelab vm SUBCOMMAND [OPTIONS] [--json]
       only program, stream the console, and exit with COMMAND's exit status.
       Files written to $SLICELAB_VM_OUT inside come back in the run's out/
       directory (printed at the end). Exit 124 when --timeout expires.
-  probe [VM OPTIONS] [--threads T] [--seconds S] [--set-nsec N]
+  probe [VM OPTIONS] [--threads T] [--seconds S] [--set-nsec N] [--host]
       Run the slice-extension probe (src/vm/slice-probe.c) in the VM: prctl
       PR_RSEQ_SLICE_EXTENSION GET/SET, debugfs rseq/slice_ext_nsec, and with
       --threads an oversubscribed request/yield loop with rseq/stats before/after.
+      --host runs it on this machine's running kernel instead (bare metal).
+  micro [VM OPTIONS] [--reps N] [--threads T] [--hogs H] [--cs-ns L] [--duration S]
+      The micro-benchmark A/B in one boot: \`slicelab micro run\` alternating
+      extension off/on in ABBA order, N pairs (default 5; 4 threads, 4 hogs,
+      2000 ns sections, 5 s). Results with provenance (VM, TCG/KVM, kernel) go
+      to data/runs/vm-micro-STAMP/ (or --out DIR); prints the throughput
+      comparison with its confidence interval.
   accel [--kernel PATH]
       Say whether KVM works for this kernel (a short probe boot) or TCG is used.
 
@@ -108,6 +117,7 @@ export const vmCommand: Command = {
           threads: { type: "string" },
           seconds: { type: "string" },
           "set-nsec": { type: "string" },
+          host: { type: "boolean" },
         });
         if (positionals.length > 0 || command.length > 0) throw new UserError("`vm probe` takes no command");
         const bin = await buildProbe();
@@ -115,6 +125,15 @@ export const vmCommand: Command = {
         if (values.threads) args.push("--threads", String(numberOption("threads", values.threads, 0)));
         if (values.seconds) args.push("--seconds", String(numberOption("seconds", values.seconds, 2)));
         if (values["set-nsec"]) args.push("--set-nsec", String(numberOption("set-nsec", values["set-nsec"], 0)));
+        if (values.host) {
+          const { execa } = await import("execa");
+          const h = await execa(args[0]!, args.slice(1), { reject: false });
+          if (h.exitCode !== 0) throw new UserError(`${bin} exited with ${h.exitCode}: ${h.stderr}`);
+          const rep = parseProbeOutput(h.stdout, bin);
+          if (values.json) printJson({ host: true, probe: rep, statsDelta: sliceStatsDelta(rep) ?? null });
+          else process.stdout.write(`kernel ${rep.kernelRelease} (this host): slice extension ${rep.sliceExtensionUsable ? "usable" : "NOT usable"} (prctl GET before ${rep.prctlGetBefore}, SET ${rep.prctlSet ?? "—"}, GET after ${rep.prctlGetAfter ?? "—"}; rseq area ${rep.rseqRegistration ?? "—"}; slice_ext_nsec ${rep.sliceExtNsec})\n`);
+          return 0;
+        }
         const r = await runVm(vmOpts(values as VmValues, args));
         if (r.exitStatus !== 0) throw new UserError(`slice-probe exited with ${r.exitStatus ?? "no status"} in the VM (console: ${r.consoleLog})`);
         const rep = parseProbeOutput(r.commandOutput, r.consoleLog);
@@ -128,6 +147,45 @@ export const vmCommand: Command = {
         }
         return 0;
       }
+      case "micro": {
+        const { values, positionals } = parseCommandArgs("vm", before, {
+          ...vmOptions,
+          reps: { type: "string" },
+          threads: { type: "string" },
+          hogs: { type: "string" },
+          "cs-ns": { type: "string" },
+          duration: { type: "string" },
+        });
+        if (positionals.length > 0 || command.length > 0) throw new UserError("`vm micro` takes no command");
+        const base = vmOpts(values as VmValues, ["true"]);
+        const rec = values.kernel ? undefined : cachedKernel();
+        const r = await runMicroAbInVm({
+          kernel: base.kernel,
+          kernelVersion: rec?.version ?? "unknown (--kernel given)",
+          configSha256: rec?.configSha256 ?? null,
+          cpus: base.cpus,
+          memMiB: base.memMiB,
+          append: base.append,
+          reps: numberOption("reps", values.reps, 5),
+          threads: numberOption("threads", values.threads, 4),
+          hogs: numberOption("hogs", values.hogs, 4),
+          csNs: numberOption("cs-ns", values["cs-ns"], 2000),
+          durationS: numberOption("duration", values.duration, 5),
+          timeoutS: values.timeout ? numberOption("timeout", values.timeout, 600) : undefined,
+          outDir: values.out,
+          onConsole: base.onConsole,
+        });
+        if (values.json) printJson(r);
+        else {
+          const c = r.comparison;
+          process.stdout.write(`${r.rows.length} runs in ${r.dir} (${r.vm.accel.toUpperCase()}${r.vm.accel === "tcg" ? ": emulated CPU, functional evidence only" : ""})\n`);
+          if (c) {
+            const b = c.bootstrap.meanDiffPct;
+            process.stdout.write(`throughput on vs off: ${c.welch.differencePct.toFixed(1)} % (95 % bootstrap CI ${b.lo.toFixed(1)} … ${b.hi.toFixed(1)} %; Welch p = ${c.welch.p.toPrecision(2)}); ${c.verdict}\n`);
+          }
+        }
+        return r.vm.exitStatus === 0 ? 0 : 1;
+      }
       case "accel": {
         const { values } = parseCommandArgs("vm", before, { kernel: { type: "string" }, json: { type: "boolean" } });
         const a = await chooseAccel(values.kernel ?? defaultKernelImage());
@@ -136,7 +194,7 @@ export const vmCommand: Command = {
         return 0;
       }
       default:
-        throw new UserError(`expected a subcommand (run, probe, accel), found ${sub === undefined ? "none" : `"${sub}"`} (see \`slicelab vm --help\`)`);
+        throw new UserError(`expected a subcommand (run, probe, micro, accel), found ${sub === undefined ? "none" : `"${sub}"`} (see \`slicelab vm --help\`)`);
     }
   },
 };
