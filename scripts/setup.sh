@@ -11,7 +11,7 @@ groups=("$@"); [ ${#groups[@]} -eq 0 ] && groups=(core)
 
 declare -A PKGS=(
   [core]="git"
-  [jupyter]="jupyter-nbconvert python3-nbconvert jupyter-client python3-ipython python3-scipy"
+  [jupyter]="jupyter-nbconvert python3-nbconvert python3-nbclient jupyter-client python3-ipython python3-scipy fonts-dejavu-core"
   [postgres]="postgresql-15 postgresql-client-15 sysbench"
   [browser]="chromium"
   [build]="build-essential ccache bison flex zlib1g-dev libssl-dev libelf-dev bc cpio dpkg-dev pkg-config gnupg"
@@ -52,7 +52,7 @@ for g in "${groups[@]}"; do
       echo "setup: registering the tslab kernel under $WORK/jupyter"
       mkdir -p "$WORK/jupyter"
       "$ROOT/node_modules/.bin/tslab" install --python=/usr/bin/python3 \
-        --tslab="$ROOT/node_modules/.bin/tslab" --prefix="$WORK/jupyter" >/dev/null
+        --binary="$ROOT/node_modules/.bin/tslab" --prefix="$WORK/jupyter" >/dev/null
     fi
   fi
 done
