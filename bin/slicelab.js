@@ -10,5 +10,12 @@ if (!existsSync(main)) {
   process.stderr.write(`slicelab: the compiled CLI is missing (${main}); run "npm run build" in ${root} first.\n`);
   process.exit(2);
 }
+// A reader that stops early (`slicelab … | head`) is not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (err) => {
+    if (err.code === "EPIPE") process.exit(0);
+    throw err;
+  });
+}
 const { runCli } = await import(pathToFileURL(main).href);
 process.exitCode = await runCli(process.argv.slice(2));

@@ -41,7 +41,7 @@ fi
 # The compiled library (notebooks import ../dist/…): rebuild when a source is newer than the build.
 if [ ! -f dist/src/cli/main.js ] || [ -n "$(find src test scripts -name '*.ts' -newer dist/src/cli/main.js -print -quit 2>/dev/null)" ]; then
   echo "setup: building TypeScript"
-  npx tsc -p tsconfig.json || { echo "setup: TypeScript build failed" >&2; exit 1; }
+  node node_modules/typescript/bin/tsc -p tsconfig.json || { echo "setup: TypeScript build failed" >&2; exit 1; }
   touch dist/src/cli/main.js
 fi
 

@@ -7,6 +7,6 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 bash scripts/setup.sh core jupyter postgres browser build vm
-npx tsc -p tsconfig.json
+node node_modules/typescript/bin/tsc -p tsconfig.json
 if [ $# -gt 0 ]; then files=("$@"); else mapfile -t files < <(ls dist/test/*.test.js | sort); fi
 exec node --test --test-concurrency=1 --test-reporter=spec "${files[@]}"

@@ -52,3 +52,12 @@ test("a series without a second variant or without finished runs is refused by n
     rmSync(tmp, { recursive: true, force: true });
   }
 });
+
+test("in the sequential A/A series the time split is the A/B comparison itself", () => {
+  const r = analyzeSeries(join(repoRoot(), "data", "runs", "aa-rostedt-2023-T20-sequential"));
+  assert.equal(r.design, "sequential");
+  assert.deepEqual(r.timeSplit.firstRuns, [2, 16]);
+  assert.deepEqual(r.timeSplit.secondRuns, [18, 32]);
+  close(r.timeSplit.meanDiffPct, r.unpaired.meanDiffPct, 1e-9);
+  close(r.timeSplit.halfWidthPct, r.unpaired.halfWidthPct, 1e-9);
+});

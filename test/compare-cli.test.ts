@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { repoRoot } from "../src/util/paths.js";
 import { parsePgbenchFile } from "../src/parse/pgbench.js";
 import { compareSamples } from "../src/stats/index.js";
@@ -191,4 +191,26 @@ test("parseTpsCsv: comments, quoted fields, other columns", () => {
   assert.equal(looksLikeTpsCsv("# from a post\nrun,tps\n1,5\n"), true);
   assert.equal(looksLikeTpsCsv("tps = 8474.816596 (without initial connection time)\n"), false);
   assert.equal(readTpsFile(join(root, fx("rostedt-2023-patched.csv"))).length, 15);
+});
+
+test("compare SERIES_DIR: a bench series is split by its declared variants, warm-up runs left out", async () => {
+  const { cpSync, mkdtempSync, readFileSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  // A copy, because reading a series rewrites its tidy results.csv from the finished runs.
+  const dir = join(mkdtempSync(join(tmpdir(), "slicelab-series-")), "aa");
+  cpSync(join(root, "data", "runs", "aa-rostedt-2023-T20"), dir, { recursive: true });
+  try {
+    const r = slicelab(dir, "--json", "--resamples", "500");
+    assert.equal(r.status, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    // Expected values straight from the series' result files, independent of the CSV path of compare.
+    const rows = readFileSync(join(dir, "results.csv"), "utf8").trim().split("\n").slice(1).map((l) => l.split(","));
+    const tpsOf = (variant: string) => rows.filter((c) => c[3] === variant && c[5] === "false").map((c) => Number(c[6]));
+    assert.deepEqual(out.inputs.a.tps, tpsOf("A"));
+    assert.deepEqual(out.inputs.b.tps, tpsOf("B"));
+    assert.equal(out.inputs.a.tps.length, 15);
+    assert.ok(out.inputs.a.select.includes("warmup=false"), JSON.stringify(out.inputs.a.select));
+  } finally {
+    rmSync(dirname(dir), { recursive: true, force: true });
+  }
 });

@@ -11,7 +11,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildPostgres, type BuildResult } from "../src/postgres/build.js";
+import { buildPostgres, traversableByOthers, type BuildResult } from "../src/postgres/build.js";
 import { withCluster, type Cluster } from "../src/postgres/cluster.js";
 import { patchHash } from "../src/postgres/patch.js";
 import { fetchDebianSource } from "../src/postgres/source.js";
@@ -71,6 +71,8 @@ test("baseline and patched are built from the same source; the record says how",
   assert.equal(baseline.record.patch, null);
   assert.equal(patched.record.patch?.hash, patchHash("18"));
   assert.notEqual(baseline.prefix, patched.prefix);
+  // clusters run as the unprivileged user slicelab, who must reach the binaries
+  assert.ok(traversableByOthers(patched.binDir), patched.binDir);
   for (const b of [baseline, patched]) {
     const configure = execFileSync(join(b.binDir, "pg_config"), ["--configure"], { encoding: "utf8" });
     assert.match(configure, /'--without-icu' '--without-readline'/);

@@ -307,7 +307,7 @@ export function loadProtocol(nameOrPath: string, seen: string[] = []): Protocol 
     }
     c.keys(wo, path, ["name", "from", "workload", "params"]);
     const from = c.string(wo.from, [...path, "from"]);
-    let other: Protocol;
+    let other!: Protocol; // assigned, or c.fail throws
     try {
       other = loadProtocol(from.includes("/") ? resolve(dirname(file), from) : from, [...seen, file]);
     } catch (err) {

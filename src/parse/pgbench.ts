@@ -345,15 +345,16 @@ export function parsePgbench(text: string, file: string): PgbenchRun[] {
       return;
     }
     const r = cur;
+    const [line, tps, tpsMode] = [cur.line, cur.tps, cur.tpsMode];
     const excerpt = r.fields === 0 && r.version === null && r.progress.length === 0;
     // Keys in a fixed order (the order of PgbenchRun) so that JSON output is stable.
     runs.push({
       file: r.file,
-      line: r.line,
+      line,
       startLine: r.startLine,
       excerpt,
-      tps: r.tps,
-      tpsMode: r.tpsMode,
+      tps,
+      tpsMode,
       tpsIncludingConnections: r.tpsIncludingConnections,
       version: r.version,
       serverVersion: r.serverVersion,

@@ -38,7 +38,7 @@ export function bootstrapPlot(table: Table, options: BootstrapOptions = {}): str
   const lo = Math.min(...diff, 0, ...(options.ci ?? []), options.observed ?? 0);
   const hi = Math.max(...diff, 0, ...(options.ci ?? []), options.observed ?? 0);
   const marks: Plot.Markish[] = [
-    Plot.rectY(rows, Plot.binX({ y: "count" }, { x: "d", thresholds: options.bins ?? 40, fill: SIDE_COLORS[0], fillOpacity: 0.7, className: "sl-replicates" })),
+    Plot.rectY(rows, Plot.binX<Plot.RectYOptions>({ y: "count" }, { x: "d", thresholds: options.bins ?? 40, fill: SIDE_COLORS[0], fillOpacity: 0.7, className: "sl-replicates" })),
     Plot.ruleY([0]),
     Plot.ruleX([0], { stroke: MUTED, className: "sl-zero" }),
   ];

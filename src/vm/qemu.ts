@@ -88,7 +88,9 @@ export function qemuArgs(o: {
     "panic=-1",
     "oops=panic",
     `init=${o.init}`,
-    ...(o.accel === "tcg" ? ["tsc=unstable"] : []),
+    // No tsc=unstable under TCG: this kernel has no HPET/ACPI PM timer to fall
+    // back to, and a jiffies clock would turn every clock_gettime into a syscall
+    // (which ends a slice extension grant).
     o.append,
   ].filter((s) => s !== "");
   return [

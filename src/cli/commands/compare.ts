@@ -1,14 +1,16 @@
-import { readFileSync } from "node:fs";
-import { basename } from "node:path";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
 import type { Command } from "../command.js";
 import { numberOption, parseCommandArgs, printJson } from "../args.js";
 import { ParseError, UserError, quoteFound } from "../../util/errors.js";
 import { parsePgbenchFile } from "../../parse/pgbench.js";
 import { compareSamples, formatP, type Comparison } from "../../stats/index.js";
+import { writeTidy } from "../../bench/series.js";
 
 const usage = `usage: slicelab compare A B [options]
        slicelab compare --a FILE… --b FILE… [options]
        slicelab compare CSV… --by COLUMN[=A_VALUE,B_VALUE] [options]
+       slicelab compare SERIES_DIR [--by variant=A,B] [options]
 
 Compares the tps of side B with side A: summaries, Welch t-test, Mann–Whitney U,
 F-test and Brown–Forsythe test of the spread, seeded bootstrap confidence
@@ -20,6 +22,9 @@ Each side is one or more files, each either
   - a CSV file with a header line that has a "tps" column (other columns are
     ignored unless --where/--by name them; lines starting with # are comments), or
   - pgbench output (one or several runs per file; every "tps = …" run counts).
+A benchmark series directory (from \`slicelab bench run\`) is read as its
+results.csv split by variant (--by variant), warm-up runs left out
+(--where warmup=false).
 
 options:
   --a FILE…            the files of side A (several allowed)
@@ -38,7 +43,9 @@ options:
 
 examples (Rostedt 2023, the first run of each side left out as he did):
   slicelab compare data/published/rostedt-2023/runs.csv --by side=without-patch,with-patch --where role=measured
-  slicelab compare data/published/rostedt-2023/without-patch.raw.txt data/published/rostedt-2023/with-patch.raw.txt --discard-first 1`;
+  slicelab compare data/published/rostedt-2023/without-patch.raw.txt data/published/rostedt-2023/with-patch.raw.txt --discard-first 1
+our A/A series (randomised blocks, analysed unpaired):
+  slicelab compare data/runs/aa-rostedt-2023-T20`;
 
 /** One input side: the files read, the row selection applied to CSV files, and the tps values in file order. */
 export interface CompareSide {
@@ -338,6 +345,21 @@ export function formatReport(c: Comparison, a: CompareSide, b: CompareSide): str
   return lines.join("\n");
 }
 
+function isSeriesDir(path: string): boolean {
+  return existsSync(join(path, "series.json")) && statSync(path).isDirectory();
+}
+
+function seriesVariants(dir: string): string[] {
+  const series = JSON.parse(readFileSync(join(dir, "series.json"), "utf8")) as { variants?: { name: string }[] };
+  return (series.variants ?? []).map((v) => v.name);
+}
+
+/** The series' results.csv, rewritten from its finished runs so that it is complete. */
+function seriesResultsCsv(dir: string): string {
+  writeTidy(dir);
+  return join(dir, "results.csv");
+}
+
 export const compareCommand: Command = {
   name: "compare",
   summary: "compare the tps of two sets of runs (tests, bootstrap, leave-one-out, power)",
@@ -367,10 +389,28 @@ export const compareCommand: Command = {
       throw new UserError(`--discard-first expects a non-negative integer, got "${values["discard-first"]}"`);
     }
 
+    // A benchmark series directory (written by `slicelab bench run`) stands for its tidy results.csv,
+    // split by variant, warm-up runs excluded, unless the options say otherwise.
+    let by = values.by;
+    const seriesDirs = positionals.filter(isSeriesDir);
+    if (seriesDirs.length > 0) {
+      if (sides.explicit) throw new UserError("a series directory is split by variant; it cannot be combined with --a/--b");
+      for (let i = 0; i < positionals.length; i++) {
+        if (isSeriesDir(positionals[i]!)) positionals[i] = seriesResultsCsv(positionals[i]!);
+      }
+      if (by === undefined) {
+        // Variants in the order the series declared them (A = the first), not the order runs happened to end.
+        const names = seriesVariants(seriesDirs[0]!);
+        by = names.length === 2 ? `variant=${names[0]},${names[1]}` : "variant";
+      }
+      if (!where.some((w) => w.column === "warmup")) where.push({ column: "warmup", value: "false" });
+    }
+
     let a: CompareSide;
     let b: CompareSide;
     let labels: [string, string] = ["A", "B"];
-    if (values.by !== undefined) {
+    if (by !== undefined) {
+      values.by = by;
       if (sides.explicit) throw new UserError("--by splits the given CSV files into A and B; it cannot be combined with --a/--b");
       if (positionals.length === 0) throw new UserError("--by needs at least one CSV file (see `slicelab compare --help`)");
       const eq = values.by.indexOf("=");
