@@ -38,6 +38,7 @@ export {
   type WorkloadResult,
 } from "./series.js";
 export { analyzeSeries, type SeriesAnalysis, type IntervalPct } from "./analysis.js";
+export { prepareSeriesCollect, runCollectRecord, collectContext, collectAround, postmasterPidOf, type SeriesCollect, type RunCollectRecord, type WorkloadCollect } from "./collect.js";
 export { progressPrinter, formatDuration, type ProgressEvent } from "./progress.js";
 export { hostInfo, kernelInfo, kernelConfig, configValue, probeSliceExtension, postgresInfo, kitInfo, loadAverage, type SliceExtensionProbe } from "./provenance.js";
 export { spawnGroup, startHogs, type GroupChild } from "./procs.js";

@@ -14,6 +14,8 @@ import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo } from "./prov
 import { loadProtocol, resolveWorkloads, type Literal, type Protocol, type ResolvedWorkload } from "./protocol.js";
 import { clientVersions, parseToolOutput, toolCommand, type Clients } from "./tools.js";
 import { variantRecord, type Variant } from "./variant.js";
+import type { CollectorName } from "../collect/index.js";
+import { collectAround, collectContext, prepareSeriesCollect, runCollectRecord, type RunCollectRecord, type WorkloadCollect } from "./collect.js";
 
 /**
  * The runner: runs a protocol's workloads for every variant in a planned order,
@@ -51,6 +53,8 @@ export interface SeriesOptions {
   clusterPrefix?: string;
   /** Stop after this many runs in this invocation (the rest stays pending for a later resume). */
   maxRuns?: number;
+  /** Collectors around every measured workload (`--collect`); on resume: the stored ones when absent. */
+  collect?: CollectorName[];
   /** CPU count used to scale parameters (default: this machine's). */
   cpus?: number;
   progress?: (e: ProgressEvent) => void;
@@ -69,6 +73,8 @@ export interface SeriesPlan {
   params: Record<string, string>;
   variants: Record<string, unknown>[];
   clients: { binDir: string };
+  /** Collectors requested for every run (absent in series made before collectors existed = none). */
+  collect?: CollectorName[];
   workloads: ResolvedWorkload[];
   plan: PlannedRun[];
 }
@@ -88,6 +94,8 @@ export interface WorkloadResult {
   loadAfter: [number, number, number];
   tps: number;
   metrics: Record<string, number>;
+  /** Collector outputs of this workload (files under runs/ID/collect/WORKLOAD/); absent without --collect. */
+  collect?: WorkloadCollect;
 }
 
 export interface RunResult {
@@ -99,6 +107,8 @@ export interface RunResult {
   session: number;
   started: string;
   ended: string;
+  /** Which collectors were on (and which were skipped, with why); absent without --collect. */
+  collectors?: RunCollectRecord;
   workloads: WorkloadResult[];
 }
 
@@ -226,6 +236,7 @@ function planOrResume(opts: SeriesOptions, protocol: Protocol, dir: string): { p
       if (v !== undefined && v !== stored[k]) mismatch(dir, k, stored[k], v);
     }
     if (opts.params && Object.keys(opts.params).length > 0 && stable(opts.params) !== stable(stored.params)) mismatch(dir, "--param", stored.params, opts.params);
+    if (opts.collect !== undefined && stable(opts.collect) !== stable(stored.collect ?? [])) mismatch(dir, "--collect", stored.collect ?? [], opts.collect);
     return { plan: stored, variants: storedVariants, resumed: true };
   }
   const variants = opts.variants ?? [{ name: "base", spec: "default", settings: {}, env: {}, boot: [] }];
@@ -251,6 +262,7 @@ function planOrResume(opts: SeriesOptions, protocol: Protocol, dir: string): { p
     params,
     variants: variants.map(variantRecord),
     clients: { binDir: opts.clientBinDir ?? debianBinDir() },
+    ...(opts.collect && opts.collect.length > 0 ? { collect: opts.collect } : {}),
     workloads: resolveWorkloads(protocol, cpus, params),
     plan: planSeries(variants.map((v) => v.name), runs, warmup, design, seed),
   };
@@ -369,6 +381,10 @@ export async function runSeries(opts: SeriesOptions): Promise<SeriesSummary> {
   const progress = opts.progress ?? (() => undefined);
   const clients: Clients = { binDir: plan.clients.binDir };
   checkBins(variants);
+  // Collectors: checked once per invocation; the skipped ones (with why) go to the provenance and every run.
+  const collect = await prepareSeriesCollect(plan.collect ?? []);
+  for (const s of collect.skipped) log(`collector ${s.name} skipped: ${s.reason}`);
+  const collectRecord = runCollectRecord(collect);
 
   // Provenance: one entry per invocation (a resumed series may span sessions).
   const provFile = join(dir, "provenance.json");
@@ -392,6 +408,7 @@ export async function runSeries(opts: SeriesOptions): Promise<SeriesSummary> {
     params: plan.params,
     deviationsFromProtocol: deviations,
     variants: plan.variants,
+    ...(plan.collect ? { collect: plan.collect } : {}),
     note: "Load averages before and after every run are in runs/*/result.json and results.csv.",
   };
   const pendingAtStart = plan.plan.filter((p) => !readRunResult(dir, p.id)).length;
@@ -407,6 +424,7 @@ export async function runSeries(opts: SeriesOptions): Promise<SeriesSummary> {
     clients: { binDir: clients.binDir, versions: clientVersions(clients) },
     kit: kitInfo(),
     loadAverage: loadAverage(),
+    ...(collectRecord ? { collectors: collectRecord } : {}),
   });
   writeFileAtomic(provFile, `${JSON.stringify(prov, null, 2)}\n`);
 
@@ -445,8 +463,14 @@ export async function runSeries(opts: SeriesOptions): Promise<SeriesSummary> {
         progress({ kind: "workload", k, total, id: p.id, variant: p.variant, workload: w.name, logFile: cluster.logFile });
         await ensureSetup(cluster, w, clients, join(dir, "setup"), log);
         const rawName = `${w.name}.out`;
-        const m = await measureWorkload(cluster, w, clients, join(runDir, rawName));
-        results.push({ ...m, cluster: name, clusterLog: cluster.logFile, raw: rawName });
+        const measure = () => measureWorkload(cluster, w, clients, join(runDir, rawName));
+        if (collect.active.length === 0) {
+          results.push({ ...(await measure()), cluster: name, clusterLog: cluster.logFile, raw: rawName });
+        } else {
+          const { ctx, dir: collectDir } = collectContext(cluster, runDir, w.name);
+          const { value: m, collect: c } = await collectAround(collect.active, ctx, collectDir, measure);
+          results.push({ ...m, cluster: name, clusterLog: cluster.logFile, raw: rawName, ...(c ? { collect: c } : {}) });
+        }
       } finally {
         await cluster.stop("fast");
       }
@@ -461,6 +485,7 @@ export async function runSeries(opts: SeriesOptions): Promise<SeriesSummary> {
       session,
       started,
       ended: new Date(t1).toISOString(),
+      ...(collectRecord ? { collectors: collectRecord } : {}),
       workloads: results,
     };
     writeFileAtomic(join(runDir, "result.json"), `${JSON.stringify(result, null, 2)}\n`);

@@ -4,6 +4,12 @@ import type { Verdict } from "./verdicts.js";
 export const SOURCES = ["rostedt-2023", "sangappa-2024", "lahr-2001", "lu-2023"] as const;
 export type SourceId = (typeof SOURCES)[number];
 
+/**
+ * Where an entry's numbers come from: a source post, or (for entries about our own
+ * series, src/claims/series.ts) a text naming the series directory, protocol and variants.
+ */
+export type EntrySource = SourceId | (string & {});
+
 /** A machine-readable number of an entry: finite, or null when undefined (JSON has no NaN). */
 export type ClaimValue = number | null;
 
@@ -12,9 +18,9 @@ export type ClaimValue = number | null;
  * Keys are always in this order (the JSON output of `slicelab claims --json` is stable).
  */
 export interface ClaimEntry {
-  /** Stable identifier, `<source>/<claim>`, e.g. `rostedt-2023/difference-beyond-noise`. */
+  /** Stable identifier, `<source>/<claim>`, e.g. `rostedt-2023/difference-beyond-noise`; for our series `series:<dirname>:<claim>`. */
   id: string;
-  source: SourceId;
+  source: EntrySource;
   /** The claim, in the post's words where it has them (quoted). */
   claim: string;
   /** The published figure(s) exactly as printed in the post. */
@@ -35,7 +41,7 @@ export interface ClaimEntry {
 /** Builds an entry with the keys in their fixed order; non-finite values become null. */
 export function claimEntry(e: {
   id: string;
-  source: SourceId;
+  source: EntrySource;
   claim: string;
   published: string;
   recomputed: string;

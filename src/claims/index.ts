@@ -1,7 +1,7 @@
 // The claims ledger of slicelab: one source post per file, the verdict rules in
 // verdicts.ts, the assembly from data/published/ in ledger.ts. Re-exported here.
 export { VERDICTS, VERDICT_MEANINGS, effectVerdict, figureVerdict, outlierVerdict, overlaps, type Verdict, type Interval, type EffectEvidence, type TestOutcome } from "./verdicts.js";
-export { SOURCES, claimEntry, claimValueName, ledgerValueNames, type ClaimEntry, type ClaimValue, type SourceId } from "./entry.js";
+export { SOURCES, claimEntry, claimValueName, ledgerValueNames, type ClaimEntry, type ClaimValue, type SourceId, type EntrySource } from "./entry.js";
 export { buildLedger, findClaim, ledgerOptions, LEDGER_DEFAULTS, type LedgerOptions } from "./ledger.js";
 export { formatLedgerTable, formatClaim, wrap } from "./format.js";
 export { rostedtInput, sangappaInput, lahrInput, luInput, printedResolution, testKey } from "./inputs.js";
@@ -42,3 +42,15 @@ export {
 } from "./lahr.js";
 export { luClaims, ratioBounds, type LuData, type ProfileRow } from "./lu.js";
 export { decimalsOf, printedInterval, roundedInterval, roundTo, truncateTo, fmt, fmtP, fmtInterval, fmtInt, fmtSignedPct } from "./numbers.js";
+export {
+  seriesClaims,
+  seriesInput,
+  pairedAnalysis,
+  pairedPower,
+  pairedMinimumDetectableEffectPct,
+  noiseFloorVerdict,
+  type SeriesClaimsOptions,
+  type SeriesInput,
+  type SeriesProvenance,
+  type PairedAnalysis,
+} from "./series.js";

@@ -2,6 +2,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, openSync, closeSync, readFileSync } from "node:fs";
 import type { CheckResult } from "./index.js";
+import { addShutdownHook } from "../postgres/cluster.js";
 
 /** `perf --version`, or null when perf cannot run. */
 export function perfVersion(perf = "perf"): string | null {
@@ -46,8 +47,18 @@ export async function startPerf(perf: string, args: string[], logPath: string): 
   closeSync(fd);
   const exited = new Promise<number | null>((resolve, reject) => {
     child.once("error", reject);
-    child.once("exit", (code, signal) => resolve(code ?? (signal ? 128 : null)));
+    // perf ends a recording stopped by SIGINT by re-raising SIGINT: that is its normal end (status 0 here).
+    child.once("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? 0 : signal ? 128 : null)));
   });
+  // Ctrl-C / SIGTERM of the kit: perf must not outlive it (a signal sent to the kit's pid alone,
+  // not to the terminal's process group, would leave it recording). SIGINT lets perf close its file; SIGKILL after 3 s.
+  const removeHook = addShutdownHook(async () => {
+    child.kill("SIGINT");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
+    await exited.catch(() => undefined);
+    clearTimeout(timer);
+  });
+  void exited.then(removeHook, removeHook);
   // perf needs a moment to open its events; a failure (bad option, no permission) shows up as an early exit.
   const early = await Promise.race([exited.then((c) => ({ c })), new Promise<null>((r) => setTimeout(() => r(null), 300))]);
   if (early !== null) {

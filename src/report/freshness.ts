@@ -10,9 +10,18 @@ export function executionFingerprint(nb: NotebookJson): string {
 }
 
 /**
+ * Cells that measure something live (a benchmark run, the running kernel) carry the tag "live" in their
+ * metadata: their outputs are expected to differ from run to run, so only their source is compared.
+ */
+export function isLiveCell(cell: { metadata?: Record<string, unknown> }): boolean {
+  const tags = cell.metadata?.tags;
+  return Array.isArray(tags) && tags.includes("live");
+}
+
+/**
  * Compares the outputs of two versions of a notebook (e.g. committed vs freshly
  * executed). Returns null when equal, else a short description of the first
- * difference ("cell 4: outputs differ").
+ * difference ("cell 4: outputs differ"). Outputs of cells tagged "live" are not compared.
  */
 export function notebookOutputsDiffer(committedPath: string, executedPath: string): string | null {
   const a = readNotebook(committedPath);
@@ -22,6 +31,7 @@ export function notebookOutputsDiffer(committedPath: string, executedPath: strin
     const ca = a.cells[i]!;
     const cb = b.cells[i]!;
     if (text(ca.source) !== text(cb.source)) return `cell ${i}: source differs`;
+    if (isLiveCell(ca)) continue;
     if (JSON.stringify(ca.outputs ?? []) !== JSON.stringify(cb.outputs ?? [])) return `cell ${i}: outputs differ`;
   }
   return null;

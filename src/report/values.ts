@@ -33,6 +33,7 @@ export interface NotebookJson {
   cells: {
     cell_type: string;
     source: string | string[];
+    metadata?: Record<string, unknown>;
     outputs?: { output_type: string; data?: Record<string, unknown>; ename?: string; evalue?: string; traceback?: string[]; text?: string | string[] }[];
   }[];
   metadata?: Record<string, unknown>;

@@ -11,6 +11,7 @@ import { runSeries } from "../../bench/series.js";
 import { analyzeSeries } from "../../bench/analysis.js";
 import { writeFileAtomic } from "../../util/fs.js";
 import { parseVariants } from "../../bench/variant.js";
+import { COLLECTOR_NAMES, parseCollectList } from "../../collect/index.js";
 
 const usage = `usage: slicelab bench list [--json]
        slicelab bench show PROTOCOL [--param NAME=VALUE]… [--json]
@@ -42,6 +43,10 @@ options of run:
   --client-bin DIR      directory of pgbench/psql (default: Debian's PostgreSQL 15)
   --cluster-prefix P    prefix of cluster names (default bench)
   --max-runs N          stop after N runs in this invocation (resume later)
+  --collect A,B,…       collectors around every measured workload: ${COLLECTOR_NAMES.join(", ")}.
+                        Each is checked first; one that cannot work here is skipped and
+                        why is recorded (provenance.json, every result.json). Files go to
+                        runs/ID/collect/WORKLOAD/, parsed summaries into runs/ID/result.json
 
 Ctrl-C stops pgbench/sysbench, CPU hogs and the cluster; run the same command again to resume.
 
@@ -49,6 +54,7 @@ examples:
   slicelab bench run smoke --out /tmp/smoke
   slicelab bench run rostedt-2023 --variant A=setting:application_name=a \\
       --variant B=setting:application_name=b --param duration=20 --out data/runs/aa-rostedt
+  slicelab bench run smoke --collect pg-waits,ctxsw,perf-lock --out /tmp/smoke-collect
   slicelab bench run dipietro-2026-eviction --variant off=setting:huge_pages=off --variant on=setting:huge_pages=on`;
 
 function keyValues(option: string, values: string[] | undefined): Record<string, string> {
@@ -125,8 +131,10 @@ async function run(argv: string[]): Promise<number> {
     "client-bin": { type: "string" },
     "cluster-prefix": { type: "string" },
     "max-runs": { type: "string" },
+    collect: { type: "string" },
   });
   if (positionals.length !== 1) throw new UserError("bench run expects one PROTOCOL (see `slicelab bench list`)");
+  const collect = values.collect === undefined ? undefined : parseCollectList(values.collect);
   const protocol = loadProtocol(positionals[0] as string);
   if (values.design !== undefined && !DESIGNS.includes(values.design as Design)) {
     throw new UserError(`--design: expected ${DESIGNS.join(" or ")}, found "${values.design}"`);
@@ -147,6 +155,7 @@ async function run(argv: string[]): Promise<number> {
     clientBinDir: values["client-bin"],
     clusterPrefix: values["cluster-prefix"],
     maxRuns: optionalInt("max-runs", values["max-runs"]),
+    collect,
     progress: progressPrinter(process.stderr),
     // On a terminal, clear the progress bar's line first (the next event redraws it).
     log: (line) => process.stderr.write(`${process.stderr.isTTY ? "\r\x1b[2K" : ""}${line}\n`),

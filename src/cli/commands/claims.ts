@@ -1,9 +1,10 @@
 import type { Command } from "../command.js";
 import { numberOption, parseCommandArgs, printJson } from "../args.js";
 import { UserError } from "../../util/errors.js";
-import { buildLedger, findClaim, formatClaim, formatLedgerTable, LEDGER_DEFAULTS } from "../../claims/index.js";
+import { buildLedger, findClaim, formatClaim, formatLedgerTable, LEDGER_DEFAULTS, seriesClaims } from "../../claims/index.js";
 
 const usage = `usage: slicelab claims [--id ID] [--json] [--seed N] [--resamples N] [--alpha A]
+       slicelab claims --series DIR [--a VARIANT --b VARIANT] [--workload NAME] [--id ID] [--json] …
 
 The claims ledger: each quantitative claim of the four source posts (Rostedt 2023,
 Sangappa 2024, Lahr 2001 thread, Lu 2023) recomputed from the raw numbers they
@@ -12,7 +13,19 @@ posted (data/published/), with an uncertainty, a verdict and a one-line reason.
 Verdicts: reproduced, not reproduced, not significant, fragile, consistent,
 not checkable (their meanings are printed under the table).
 
+With --series, the same Rostedt-2023 questions are asked of one of our series
+(a directory written by \`slicelab bench run … --out DIR\`): is B − A beyond the
+noise (Welch, Mann–Whitney, bootstrap, leave-one-out, and the paired block analysis
+for a randomised-block design)? does B have a smaller std dev (F-test,
+Brown–Forsythe, bootstrap SD ratio)? are the warm-up runs cold outliers? and the
+noise floor (95% CI half-width, minimum detectable effect at 80% power) against
+Rostedt's difference. Only these entries are printed (ids series:<dirname>:…).
+
 options:
+  --series DIR     ask the Rostedt-2023 claims of the series in DIR (repeatable)
+  --a VARIANT      variant A of the series (default: the first series.json declares)
+  --b VARIANT      variant B (default: the second declared variant)
+  --workload NAME  workload of the series (default: the first declared)
   --id ID          show one claim with every field (e.g. rostedt-2023/smaller-std-dev)
   --json           print JSON: an array of claims (or one claim with --id), keys in a
                    fixed order: id, source, claim, published, recomputed, uncertainty,
@@ -22,7 +35,8 @@ options:
   --alpha A        significance level, 1 − confidence of the intervals (default ${LEDGER_DEFAULTS.alpha})
   -h, --help       this text
 
-exit status: 0, or 2 for a bad option or an unknown claim id`;
+exit status: 0, or 2 for a bad option, an unknown claim id, a DIR that is not a
+series, a series with fewer than 2 variants, or a --a/--b it does not have`;
 
 export const claimsCommand: Command = {
   name: "claims",
@@ -35,15 +49,27 @@ export const claimsCommand: Command = {
       seed: { type: "string" },
       resamples: { type: "string" },
       alpha: { type: "string" },
+      series: { type: "string", multiple: true },
+      a: { type: "string" },
+      b: { type: "string" },
+      workload: { type: "string" },
     });
     if (positionals.length > 0) {
       throw new UserError(`unexpected argument "${positionals[0]}" (see \`slicelab claims --help\`)`);
     }
-    const ledger = buildLedger({
+    const stats = {
       seed: numberOption("seed", values.seed, LEDGER_DEFAULTS.seed),
       resamples: numberOption("resamples", values.resamples, LEDGER_DEFAULTS.resamples),
       alpha: numberOption("alpha", values.alpha, LEDGER_DEFAULTS.alpha),
-    });
+    };
+    const dirs = values.series ?? [];
+    for (const opt of ["a", "b", "workload"] as const) {
+      if (values[opt] !== undefined && dirs.length === 0) throw new UserError(`--${opt} selects from a series: expected --series DIR with it, found none`);
+    }
+    const ledger =
+      dirs.length > 0
+        ? dirs.flatMap((dir) => seriesClaims(dir, { ...stats, a: values.a, b: values.b, workload: values.workload }))
+        : buildLedger(stats);
     if (values.id !== undefined) {
       const e = findClaim(ledger, values.id);
       if (values.json) printJson(e);

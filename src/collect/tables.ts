@@ -1,0 +1,218 @@
+/**
+ * Tidy tables from the collector outputs of a series directory (`bench run … --collect`):
+ * wait events, context switches and kernel lock contention, one row per run × workload (× item),
+ * read from the runs' result.json files (the parsed outputs the harness stored there).
+ * Notebook 06 shows them; the raw files beside each result.json are what they were parsed from.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { readRunResult, seriesRows, type RunResult, type WorkloadResult } from "../bench/series.js";
+import type { CollectorOutput } from "./index.js";
+import type { CtxswResult } from "./ctxsw.js";
+import type { PgWaitsSummary } from "./pg-waits.js";
+import type { PerfLockContention } from "../parse/perf-lock.js";
+
+/** The series directories under `root` whose name starts with `prefix` (default "collect-"), sorted. */
+export function collectedSeriesDirs(root: string, prefix = "collect-"): string[] {
+  if (!existsSync(root)) return [];
+  return readdirSync(root)
+    .filter((d) => d.startsWith(prefix) && existsSync(join(root, d, "series.json")))
+    .sort()
+    .map((d) => join(root, d));
+}
+
+interface RunWorkload {
+  run: RunResult;
+  workload: WorkloadResult;
+  output: CollectorOutput;
+}
+
+/** The finished runs of a series (in run order) and, per workload, the output of one collector. */
+function outputsOf(dir: string, collector: string): RunWorkload[] {
+  const ids = [...new Set(seriesRows(dir).map((r) => r.id))];
+  const out: RunWorkload[] = [];
+  for (const id of ids) {
+    const run = readRunResult(dir, id)!;
+    for (const w of run.workloads) {
+      const o = w.collect?.outputs.find((x) => x.collector === collector);
+      if (o) out.push({ run, workload: w, output: o });
+    }
+  }
+  return out;
+}
+
+const base = (r: RunWorkload) => ({ id: r.run.id, run: r.run.index, variant: r.run.variant, warmup: r.run.warmup, workload: r.workload.workload });
+
+export interface WaitEventRow {
+  id: string;
+  run: number;
+  variant: string;
+  warmup: boolean;
+  workload: string;
+  /** pg_stat_activity samples taken during the workload. */
+  samples: number;
+  /** Active client backends seen over all samples. */
+  active: number;
+  /** wait_event_type, or "CPU" for active without a wait event. */
+  waitEventType: string;
+  event: string;
+  count: number;
+}
+
+/** One row per run × workload × wait event (pg-waits). */
+export function waitEventRows(dir: string): WaitEventRow[] {
+  const rows: WaitEventRow[] = [];
+  for (const r of outputsOf(dir, "pg-waits")) {
+    const s = r.output.parsed as PgWaitsSummary;
+    const active = s.byEvent.reduce((a, e) => a + e.count, 0);
+    for (const e of s.byEvent) {
+      rows.push({ ...base(r), samples: s.samples, active, waitEventType: e.waitEventType ?? "CPU", event: e.event, count: e.count });
+    }
+  }
+  return rows;
+}
+
+export interface WaitTypeRow {
+  variant: string;
+  workload: string;
+  runs: number;
+  samples: number;
+  active: number;
+  waitEventType: string;
+  count: number;
+  /** count / active, in %. */
+  sharePct: number;
+}
+
+/**
+ * Wait events by type per variant and workload, summed over the measured runs (warm-up runs left
+ * out); a variant × workload whose samples saw no active backend has no rows.
+ */
+export function waitTypeTable(dir: string): WaitTypeRow[] {
+  const measured = outputsOf(dir, "pg-waits").filter((r) => !r.run.warmup);
+  const groups = new Map<string, { variant: string; workload: string; runs: number; samples: number; active: number; types: Map<string, number> }>();
+  for (const r of measured) {
+    const key = `${r.run.variant}\0${r.workload.workload}`;
+    const g = groups.get(key) ?? { variant: r.run.variant, workload: r.workload.workload, runs: 0, samples: 0, active: 0, types: new Map<string, number>() };
+    const s = r.output.parsed as PgWaitsSummary;
+    g.runs++;
+    g.samples += s.samples;
+    for (const e of s.byEvent) {
+      const t = e.waitEventType ?? "CPU";
+      g.active += e.count;
+      g.types.set(t, (g.types.get(t) ?? 0) + e.count);
+    }
+    groups.set(key, g);
+  }
+  const rows: WaitTypeRow[] = [];
+  for (const g of groups.values()) {
+    for (const [t, count] of [...g.types.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) {
+      rows.push({ variant: g.variant, workload: g.workload, runs: g.runs, samples: g.samples, active: g.active, waitEventType: t, count, sharePct: (100 * count) / g.active });
+    }
+  }
+  return rows;
+}
+
+export interface CtxswRow {
+  id: string;
+  run: number;
+  variant: string;
+  warmup: boolean;
+  workload: string;
+  tps: number;
+  seconds: number;
+  /** Client backends seen (pgbench/sysbench connections, plus pg-waits' own short-lived ones when it ran too). */
+  backends: number;
+  voluntary: number;
+  nonvoluntary: number;
+  /** nonvoluntary / (voluntary + nonvoluntary), in %. */
+  involuntaryPct: number;
+  /** Context switches of the client backends per transaction. */
+  perTransaction: number;
+}
+
+/** One row per run × workload: context switches of the client backends (ctxsw). */
+export function ctxswRows(dir: string): CtxswRow[] {
+  return outputsOf(dir, "ctxsw").map((r) => {
+    const s = r.output.parsed as CtxswResult;
+    const k = s.byKind.find((x) => x.kind === "client backend") ?? { processes: 0, voluntary: 0, nonvoluntary: 0 };
+    const all = k.voluntary + k.nonvoluntary;
+    const transactions = r.workload.tps * r.workload.seconds;
+    return {
+      ...base(r),
+      tps: r.workload.tps,
+      seconds: r.workload.seconds,
+      backends: k.processes,
+      voluntary: k.voluntary,
+      nonvoluntary: k.nonvoluntary,
+      involuntaryPct: all > 0 ? (100 * k.nonvoluntary) / all : 0,
+      perTransaction: transactions > 0 ? all / transactions : 0,
+    };
+  });
+}
+
+export interface LockContentionRow {
+  id: string;
+  run: number;
+  variant: string;
+  warmup: boolean;
+  workload: string;
+  seconds: number;
+  caller: string;
+  type: string;
+  contended: number;
+  waitTotalNs: number;
+}
+
+/** One row per run × workload × caller of `perf lock contention` (perf-lock, by caller). */
+export function lockContentionRows(dir: string): LockContentionRow[] {
+  const rows: LockContentionRow[] = [];
+  for (const r of outputsOf(dir, "perf-lock")) {
+    const p = r.output.parsed as { byCaller: PerfLockContention };
+    for (const e of p.byCaller.entries) {
+      rows.push({
+        ...base(r),
+        seconds: r.workload.seconds,
+        caller: e.caller ?? e.symbol ?? "?",
+        type: e.type ?? "?",
+        contended: e.contended ?? 0,
+        waitTotalNs: e.waitTotalNs ?? 0,
+      });
+    }
+  }
+  return rows;
+}
+
+export interface TopLockRow {
+  /** caller without its offset (+0x…), as several offsets of one function are one lock site for a reader. */
+  caller: string;
+  type: string;
+  runs: number;
+  contended: number;
+  waitTotalNs: number;
+  /** Share of the wait in the measured runs' reports (each report lists its top callers only: perf-lock -E 50), in %. */
+  sharePct: number;
+}
+
+/**
+ * The kernel lock sites with the most total wait over the measured runs (warm-ups left out) of one
+ * series, optionally one variant or workload: callers summed over their offsets.
+ */
+export function topLocks(dir: string, opts: { variant?: string; workload?: string; limit?: number } = {}): TopLockRow[] {
+  const rows = lockContentionRows(dir).filter((r) => !r.warmup && (opts.variant === undefined || r.variant === opts.variant) && (opts.workload === undefined || r.workload === opts.workload));
+  const total = rows.reduce((a, r) => a + r.waitTotalNs, 0);
+  const by = new Map<string, { caller: string; type: string; runs: Set<string>; contended: number; waitTotalNs: number }>();
+  for (const r of rows) {
+    const caller = r.caller.replace(/\+0x[0-9a-f]+$/i, "");
+    const key = `${caller}\0${r.type}`;
+    const g = by.get(key) ?? { caller, type: r.type, runs: new Set<string>(), contended: 0, waitTotalNs: 0 };
+    g.runs.add(r.id);
+    g.contended += r.contended;
+    g.waitTotalNs += r.waitTotalNs;
+    by.set(key, g);
+  }
+  return [...by.values()]
+    .sort((a, b) => b.waitTotalNs - a.waitTotalNs || a.caller.localeCompare(b.caller))
+    .slice(0, opts.limit ?? 10)
+    .map((g) => ({ caller: g.caller, type: g.type, runs: g.runs.size, contended: g.contended, waitTotalNs: g.waitTotalNs, sharePct: total > 0 ? (100 * g.waitTotalNs) / total : 0 }));
+}
