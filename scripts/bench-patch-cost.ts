@@ -263,11 +263,11 @@ async function pgbenchCpu(argv: string[]): Promise<void> {
   const started = new Date().toISOString();
   const loadStart = loadAverage();
   const rows: Record<string, unknown>[] = [];
+  const arms = ["baseline", "off", "on"] as const;
   try {
     for (const c of [cb, cp]) {
       execFileSync(join(base.binDir, "pgbench"), ["-h", "127.0.0.1", "-p", String(c.port), "-U", "slicelab", "-i", "-s", String(scale), "-q", "postgres"], { stdio: "ignore" });
     }
-    const arms = ["baseline", "off", "on"] as const;
     const rng = createRng(seed);
     for (let r = 0; r < rounds + 1; r++) {
       const order = [...arms];

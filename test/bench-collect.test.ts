@@ -6,7 +6,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot, workDir } from "../src/util/paths.js";
-import { parseActivityJson } from "../src/collect/pg-waits.js";
+import { parseActivityJson, summarizePgWaits, type PgWaitsSample } from "../src/collect/pg-waits.js";
+import { ctxswRows, collectedSeriesDirs, type CtxswRow, lockContentionRows, topLocks, waitEventRows, waitTypeTable } from "../src/collect/tables.js";
+import { parsePerfLockContention } from "../src/parse/perf-lock.js";
 import { parsePerfReport } from "../src/parse/perf-report.js";
 import { readRunResult, seriesRows, unfinishedRuns } from "../src/bench/series.js";
 
@@ -112,6 +114,13 @@ test("bench run smoke --collect pg-waits,ctxsw,perf-profile: files under the run
   assert.ok(waitSamples > 0);
   assert.ok(activeObservations > 0, "pg-waits saw no active backend in any workload");
   assert.ok(backendSwitches > 0);
+
+  // The tidy tables of src/collect/tables.ts agree with the run's outputs.
+  assert.equal(waitEventRows(out).reduce((n, r) => n + r.count, 0), activeObservations);
+  const cs = ctxswRows(out);
+  assert.deepEqual(cs.map((r) => r.workload), run.workloads.map((w) => w.workload));
+  assert.equal(cs.reduce((n, r) => n + r.voluntary + r.nonvoluntary, 0), backendSwitches);
+  assert.equal(waitTypeTable(out).reduce((n, r) => n + r.count, 0), activeObservations, "with --warmup 0 the run is measured");
 });
 
 /** Processes whose environment carries the tag (the kit's children, perf included). */
@@ -186,4 +195,49 @@ test("SIGINT while collectors record: no perf left, the run is not counted, resu
   const other = spawnSync(process.execPath, [...args.slice(0, 4), "--collect", "ctxsw", "--cluster-prefix", prefix, "--out", out], { encoding: "utf8" });
   assert.equal(other.status, 2);
   assert.match(other.stderr, /series was started with --collect \["perf-profile","ctxsw","pg-waits"\], found \["ctxsw"\]/);
+});
+
+test("tables of the committed collected series agree with their raw collector files", () => {
+  const dirs = collectedSeriesDirs(join(repoRoot(), "data", "runs"));
+  const dir = dirs.find((d) => d.endsWith("collect-locktable-aa"));
+  assert.ok(dir, `data/runs/collect-locktable-aa missing (found ${dirs.join(", ")})`);
+  const rows = seriesRows(dir);
+  assert.ok(rows.length >= 4);
+  let measuredActive = 0;
+  const waitTotals = new Map<string, number>();
+  let lockWait = 0;
+  for (const row of rows) {
+    const cdir = join(dir, "runs", row.id, "collect", row.workload);
+    // pg-waits: the summary recomputed from the raw samples equals the stored one.
+    const samples = readFileSync(join(cdir, "pg-waits.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as PgWaitsSample);
+    const stored = readRunResult(dir, row.id)!.workloads.find((w) => w.workload === row.workload)!.collect!.outputs.find((o) => o.collector === "pg-waits")!.parsed as { intervalMs: number; failedSamples: number };
+    const again = summarizePgWaits(samples, stored.intervalMs, stored.failedSamples);
+    assert.deepEqual(again, stored);
+    if (!row.warmup) {
+      for (const e of again.byEvent) {
+        measuredActive += e.count;
+        const t = e.waitEventType ?? "CPU";
+        waitTotals.set(`${row.variant}/${t}`, (waitTotals.get(`${row.variant}/${t}`) ?? 0) + e.count);
+      }
+      // perf-lock: the report parsed again gives the same total wait.
+      const p = parsePerfLockContention(readFileSync(join(cdir, "perf-lock-contention.txt"), "utf8"), "perf-lock-contention.txt");
+      assert.ok(p.entries.length > 0);
+      lockWait += p.entries.reduce((a, e) => a + (e.waitTotalNs ?? 0), 0);
+    }
+    // ctxsw: the table row is the file's client-backend sums.
+    const file = JSON.parse(readFileSync(join(cdir, "ctxsw.json"), "utf8")) as { byKind: { kind: string; voluntary: number; nonvoluntary: number }[] };
+    const cb = file.byKind.find((k) => k.kind === "client backend")!;
+    const tr: CtxswRow = ctxswRows(dir).find((r) => r.id === row.id && r.workload === row.workload)!;
+    assert.equal(tr.voluntary, cb.voluntary);
+    assert.equal(tr.nonvoluntary, cb.nonvoluntary);
+    assert.ok(tr.voluntary > 0);
+  }
+  const wt = waitTypeTable(dir);
+  assert.equal(wt.reduce((a, r) => a + r.count, 0), measuredActive);
+  for (const r of wt) assert.equal(r.count, waitTotals.get(`${r.variant}/${r.waitEventType}`));
+  const all = topLocks(dir, { limit: Infinity });
+  assert.equal(all.reduce((a, r) => a + r.waitTotalNs, 0), lockWait);
+  assert.ok(Math.abs(all.reduce((a, r) => a + r.sharePct, 0) - 100) < 1e-9);
+  assert.ok(all.every((r, i) => i === 0 || all[i - 1]!.waitTotalNs >= r.waitTotalNs), "sorted by total wait");
+  assert.ok(lockContentionRows(dir).every((r) => r.caller !== "?"));
 });

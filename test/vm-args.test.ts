@@ -24,7 +24,8 @@ test("qemuArgs: 9p root read-only, results share writable, accel-specific CPU", 
   assert.equal(tcg[tcg.indexOf("-cpu") + 1], "max");
   const kvm = qemuArgs({ kernel: "/k", accel: "kvm", cpus: 1, memMiB: 512, init: "/i", outDir: "/o", append: "" });
   assert.equal(kvm[kvm.indexOf("-cpu") + 1], "host");
-  assert.equal(kvm[kvm.indexOf("-machine") + 1], "q35,accel=kvm");
+  assert.equal(kvm[kvm.indexOf("-accel") + 1], "kvm");
+  assert.equal(tcg[tcg.indexOf("-accel") + 1], "tcg,thread=multi");
 });
 
 test("the init script runs the command with the given environment and records its status", async () => {

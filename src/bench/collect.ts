@@ -94,7 +94,12 @@ export async function collectAround<T>(
   measure: () => Promise<T>,
 ): Promise<{ value: T; collect: WorkloadCollect | undefined }> {
   if (active.length === 0) return { value: await measure(), collect: undefined };
-  await startCollectors(active, ctx);
+  try {
+    await startCollectors(active, ctx); // stops the ones already started when one fails
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    throw new UserError(`collectors in ${ctx.runDir}: starting failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
   let value: T;
   try {
     value = await measure();

@@ -94,8 +94,8 @@ export function qemuArgs(o: {
     o.append,
   ].filter((s) => s !== "");
   return [
-    "-machine", o.accel === "kvm" ? "q35,accel=kvm" : "q35,accel=tcg",
-    ...(o.accel === "tcg" ? ["-accel", "tcg,thread=multi"] : []),
+    "-machine", "q35",
+    "-accel", o.accel === "kvm" ? "kvm" : "tcg,thread=multi",
     "-cpu", o.accel === "kvm" ? "host" : "max",
     "-smp", String(o.cpus),
     "-m", String(o.memMiB),
@@ -160,6 +160,12 @@ async function boot(args: string[], timeoutS: number, consolePath: string, outDi
   return { exitStatus, timedOut: timedOut && exitStatus === null, bootToCommandS, totalS: (Date.now() - t0) / 1000, console: text };
 }
 
+/** QEMU itself refused to start (bad option, missing file): an error, not a guest outcome. */
+function qemuFailed(r: BootOutcome): void {
+  const m = /^qemu-system-x86_64: (.+)$/m.exec(r.console);
+  if (m && !r.console.includes(MARK_START) && r.totalS < 30) throw new UserError(`QEMU did not start the guest: ${m[1]}`);
+}
+
 /** Whether this process may open /dev/kvm. */
 export function kvmAccessible(): boolean {
   try {
@@ -201,10 +207,13 @@ export async function chooseAccel(kernel: string, timeoutS = 20): Promise<{ acce
   await execa("chmod", ["+x", init]);
   const args = qemuArgs({ kernel, accel: "kvm", cpus: 1, memMiB: 512, init, outDir, append: "" });
   const r = await boot(args, timeoutS, join(dir, "console.log"), outDir);
+  const qemuError = /^qemu-system-x86_64: (.+)$/m.exec(r.console)?.[1];
   const ok = r.exitStatus === 0;
   const reason = ok
     ? `reached the command in ${r.bootToCommandS?.toFixed(1)} s`
-    : r.timedOut
+    : qemuError
+      ? `QEMU refused KVM: ${qemuError}`
+      : r.timedOut
       ? `no command start within ${timeoutS} s (boot stalled under KVM; last console line: ${JSON.stringify(r.console.trim().split("\n").pop() ?? "")})`
       : `guest ended without running the command`;
   writeFileAtomic(cachePath, `${JSON.stringify({ kernelSha256: sha, qemu, kvm: ok, reason } satisfies ProbeRecord, null, 2)}\n`);
@@ -246,6 +255,7 @@ export async function runVm(o: VmOptions): Promise<VmResult> {
   writeFileAtomic(join(dir, "qemu-args.json"), `${JSON.stringify(args, null, 2)}\n`);
   const consoleLog = join(dir, "console.log");
   const r = await boot(args, timeoutS, consoleLog, outDir, o.onConsole);
+  qemuFailed(r);
   const s = r.console.indexOf(MARK_START);
   const e = r.console.indexOf(MARK_EXIT);
   const commandOutput = s >= 0 ? r.console.slice(s + MARK_START.length, e >= 0 ? e : undefined).replace(/^\r?\n/, "").replace(/\r/g, "") : "";

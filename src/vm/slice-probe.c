@@ -97,13 +97,10 @@ static struct slice_rseq *thread_rseq(int verbose)
 		/* glibc < 2.41 reports 20 (the fields in use) but registered 32 bytes. */
 		void *g = (char *)__builtin_thread_pointer() + __rseq_offset;
 		unsigned int glen = gsize < 32 ? 32 : gsize;
-		if (syscall(SYS_rseq, g, glen, RSEQ_FLAG_UNREGISTER, RSEQ_SIG) != 0) {
-			if (verbose)
-				printf("rseq_unregister_glibc=%s\n", errname(errno));
-			return NULL;
-		}
+		/* EINVAL: this thread has no glibc registration (e.g. glibc's failed); go on. */
+		int r = syscall(SYS_rseq, g, glen, RSEQ_FLAG_UNREGISTER, RSEQ_SIG);
 		if (verbose)
-			printf("rseq_unregister_glibc=ok\n");
+			printf("rseq_unregister_glibc=%s\n", r == 0 ? "ok" : errname(errno));
 	}
 	if (syscall(SYS_rseq, &own_area, (unsigned int)need, 0, RSEQ_SIG) != 0) {
 		if (verbose)
@@ -152,6 +149,8 @@ static double now(void)
 struct worker {
 	double seconds, cs_us;
 	unsigned long requests, granted, yields, revoked, failed;
+	const char *fail_step;
+	int fail_errno;
 };
 
 /* Oversubscribed spin: request an extension around a busy "critical section". */
@@ -159,8 +158,16 @@ static void *spin(void *arg)
 {
 	struct worker *w = arg;
 	struct slice_rseq *rs = thread_rseq(0);
-	if (!rs || prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_SET, PR_RSEQ_SLICE_EXT_ENABLE, 0, 0) != 0) {
+	if (!rs) {
 		w->failed = 1;
+		w->fail_step = "rseq_register";
+		w->fail_errno = errno;
+		return NULL;
+	}
+	if (prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_SET, PR_RSEQ_SLICE_EXT_ENABLE, 0, 0) != 0) {
+		w->failed = 1;
+		w->fail_step = "prctl_set";
+		w->fail_errno = errno;
 		return NULL;
 	}
 	double end = now() + w->seconds;
@@ -274,6 +281,8 @@ int main(int argc, char **argv)
 			y += w[i].yields;
 			rv += w[i].revoked;
 			failed += w[i].failed;
+			if (w[i].failed)
+				printf("spin_thread_%ld_failed=%s:%s\n", i, w[i].fail_step, errname(w[i].fail_errno));
 		}
 		printf("spin_threads=%ld\n", threads);
 		printf("spin_threads_failed=%lu\n", failed);
