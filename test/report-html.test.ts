@@ -142,3 +142,31 @@ test("slicelab report --no-execute --json writes the report and says where it is
   assert.ok(existsSync(join(out, json.notebooks[0]!.page)));
   rmSync(base, { recursive: true, force: true });
 });
+
+test("report --execute LIST: only the named notebooks run; the report says which outputs are committed ones", { timeout: 300_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "slicelab-report-exec-"));
+  const nb = (source: string) => ({
+    cells: [{ cell_type: "code", execution_count: null, metadata: {}, outputs: [], source: [source] }],
+    metadata: { kernelspec: { name: "tslab", display_name: "TypeScript", language: "typescript" } },
+    nbformat: 4,
+    nbformat_minor: 5,
+  });
+  writeFileSync(join(dir, "10-run.ipynb"), JSON.stringify(nb("console.log(6 * 7);")));
+  writeFileSync(join(dir, "11-kept.ipynb"), JSON.stringify(nb("console.log('never executed');")));
+  try {
+    const result = await buildReport({
+      outDir: join(dir, "reports"),
+      execute: ["10"],
+      notebooks: [join(dir, "10-run.ipynb"), join(dir, "11-kept.ipynb")],
+      ledger: [],
+    });
+    assert.deepEqual(result.notebooks.map((n) => [n.name, n.ran]), [["10-run.ipynb", true], ["11-kept.ipynb", false]]);
+    const html = readFileSync(result.index, "utf8");
+    assert.ok(html.includes("42"), "the executed notebook's output is in the report");
+    assert.ok(!html.includes("never executed</pre>") && !/never executed\s*\n?<\/pre>/.test(html), "the kept notebook was not run");
+    assert.match(html, /10-run\.ipynb · executed for this report/);
+    assert.match(html, /11-kept\.ipynb · outputs as committed/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -17,8 +17,11 @@ import type { RecordedValue } from "./values.js";
 export interface ReportOptions {
   /** Output directory; default "reports" (relative to the current directory). */
   outDir?: string;
-  /** Execute the notebooks first (default true); false converts them as committed. */
-  execute?: boolean;
+  /**
+   * Execute the notebooks first (default true); false converts them as committed; a list of name
+   * prefixes (e.g. ["00", "01"]) executes those and converts the others as committed.
+   */
+  execute?: boolean | readonly string[];
   /** Notebook files in order; default every notebooks/*.ipynb in name order. */
   notebooks?: string[];
   /** The claims ledger rows; default src/claims buildLedger(). */
@@ -36,6 +39,8 @@ export interface ReportOptions {
 export interface ReportNotebook {
   /** File name, e.g. "00-introduction.ipynb". */
   name: string;
+  /** Whether it was executed for this report (else its committed outputs were used). */
+  ran: boolean;
   title: string;
   /** The page of this notebook, relative to the report directory. */
   page: string;
@@ -82,21 +87,23 @@ export async function buildReport(options: ReportOptions = {}): Promise<ReportRe
 
   const runDir = join(workDir(), "report", "executed");
   // Each notebook runs in its own kernel; a few at a time (they are independent).
-  const executed: { name: string; source: string; executeMs: number }[] = new Array(notebooks.length);
+  const executed: { name: string; source: string; executeMs: number; ran: boolean }[] = new Array(notebooks.length);
+  const shouldRun = (name: string): boolean =>
+    execute === true || (Array.isArray(execute) && execute.some((prefix) => name.startsWith(prefix)));
   let next = 0;
   const worker = async () => {
     while (next < notebooks.length) {
       const i = next++;
       const nb = notebooks[i]!;
       const name = basename(nb);
-      if (!execute) {
-        executed[i] = { name, source: resolve(nb), executeMs: 0 };
+      if (!shouldRun(name)) {
+        executed[i] = { name, source: resolve(nb), executeMs: 0, ran: false };
         continue;
       }
       log(`report: executing ${name}`);
       const t = Date.now();
       const source = await executeNotebook(nb, { out: join(runDir, name), timeoutSeconds: options.timeoutSeconds });
-      executed[i] = { name, source, executeMs: Date.now() - t };
+      executed[i] = { name, source, executeMs: Date.now() - t, ran: true };
     }
   };
   const concurrency = Math.max(1, Math.min(options.concurrency ?? 2, notebooks.length));
@@ -113,7 +120,7 @@ export async function buildReport(options: ReportOptions = {}): Promise<ReportRe
 
   const toc = done.map((n) => `<li><a href="#nb-${escapeHtml(basename(n.name, ".ipynb"))}">${escapeHtml(n.title)}</a> (<a href="${escapeHtml(n.page)}">own page</a>)</li>`).join("\n");
   const sections = done
-    .map((n) => `<section class="sl-notebook" id="nb-${escapeHtml(basename(n.name, ".ipynb"))}">\n<p class="sl-meta">notebooks/${escapeHtml(n.name)}</p>\n${n.fragment}\n</section>`)
+    .map((n) => `<section class="sl-notebook" id="nb-${escapeHtml(basename(n.name, ".ipynb"))}">\n<p class="sl-meta">notebooks/${escapeHtml(n.name)} · ${n.ran ? "executed for this report" : "outputs as committed (recorded runs; not re-executed for this report)"}</p>\n${n.fragment}\n</section>`)
     .join("\n");
   const indexBody = [
     '<header class="sl-header">',
