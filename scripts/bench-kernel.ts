@@ -84,7 +84,7 @@ const record = {
   measured: stamp,
   machine: { cpus: cpus().length, model: cpus()[0]?.model ?? "", loadavgStart: load0.map((x) => Math.round(x * 100) / 100), loadavgEnd: loadavg().map((x) => Math.round(x * 100) / 100) },
   kernel: { version: tree.version, debianVersion: tree.debianVersion ?? null, configSha256: main.configSha256, bzImageSha256: main.bzImageSha256 },
-  firstBuildOfCachedKernel: { seconds: main.seconds, ccacheHits: main.ccacheHits, ccacheMisses: main.ccacheMisses, jobs: main.jobs },
+  lastBuildOfCachedKernel: { seconds: main.seconds, ccacheHits: main.ccacheHits, ccacheMisses: main.ccacheMisses, jobs: main.jobs },
   builds,
   boots: { accel: boots[0]?.accel ?? null, accelReason, runs: boots, medianBootToCommandS: median },
   note: "Shared 2-core machine: build times depend on the other jobs' load (see loadavg). Boot times under TCG are emulation times, not kernel performance.",
@@ -94,7 +94,7 @@ writeFileAtomic(out, `${JSON.stringify(record, null, 2)}\n`);
 
 const fmt = (s: number | null | undefined) => (s === null || s === undefined ? "—" : `${(s / 60).toFixed(1)} min (${s.toFixed(0)} s)`);
 console.log(`kernel ${tree.version} (${tree.debianVersion ?? tree.origin}), config ${main.configSha256.slice(0, 12)}, -j${jobs} on ${cpus().length} CPUs`);
-console.log(`  cached kernel's own build:  ${fmt(main.seconds)}  ccache hits ${main.ccacheHits} / misses ${main.ccacheMisses}`);
+console.log(`  cached kernel's last build: ${fmt(main.seconds)}  ccache hits ${main.ccacheHits} / misses ${main.ccacheMisses}`);
 for (const b of builds) console.log(`  ${b.kind} ccache build:       ${fmt(b.seconds)}  ccache hits ${b.ccacheHits} / misses ${b.ccacheMisses}  (load ${b.loadavgStart.join(" ")})`);
 console.log(`  VM boot to command (${boots[0]?.accel.toUpperCase()}; ${accelReason}): median ${median?.toFixed(2)} s of ${boots.length} [${bootTimes.map((t) => t.toFixed(2)).join(", ")}]`);
 if (boots[0]?.accel === "tcg") console.log("  (TCG emulates the CPU: these are functional timings, not performance evidence)");

@@ -114,6 +114,7 @@ async function runBuild(opts: BuildOptions, jobs: number, useCcache: boolean, cc
   const { tree, buildDir } = opts;
   const cfg = join(buildDir, ".config");
   const before = useCcache ? await ccacheStats(ccDir) : undefined;
+  const configBefore = createHash("sha256").update(readFileSync(cfg)).digest("hex");
   const image = join(buildDir, "arch/x86/boot/bzImage");
   const logPath = join(buildDir, "slicelab-build.log");
   const log = createWriteStream(logPath);
@@ -148,13 +149,21 @@ async function runBuild(opts: BuildOptions, jobs: number, useCcache: boolean, cc
     throw new UserError(`make ${args.join(" ")} failed (exit ${r.exitCode}); full log: ${logPath}\n${tail.slice(-25).join("\n")}`);
   }
   const after = useCcache ? await ccacheStats(ccDir) : undefined;
+  // make's syncconfig may rewrite .config (same options, normalised); keep the
+  // configure record in step so an unchanged configuration is not merged again.
+  const configAfter = createHash("sha256").update(readFileSync(cfg)).digest("hex");
+  const confRec = join(buildDir, "slicelab-configure.json");
+  if (configAfter !== configBefore && existsSync(confRec)) {
+    const c = JSON.parse(readFileSync(confRec, "utf8")) as { configSha256: string };
+    if (c.configSha256 === configBefore) writeFileAtomic(confRec, `${JSON.stringify({ ...c, configSha256: configAfter, configSha256AtConfigure: configBefore }, null, 2)}\n`);
+  }
   const rec: BuildRecord = {
     version: tree.version,
     tree: tree.dir,
     buildDir,
     bzImage: image,
     bzImageSha256: await sha256File(image),
-    configSha256: createHash("sha256").update(readFileSync(cfg)).digest("hex"),
+    configSha256: configAfter,
     jobs,
     ccache: useCcache,
     ccacheHits: before && after ? hits(after) - hits(before) : null,

@@ -61,7 +61,8 @@ export function configureIsCurrent(buildDir: string, fragments: string[], baseCo
   if (baseConfig !== "small" && baseConfig !== "defconfig") return false;
   if (r.fragments.length !== paths.length) return false;
   for (const [i, p] of paths.entries()) {
-    if (r.fragments[i]!.path !== p || !existsSync(p) || r.fragments[i]!.sha256 !== sha256(readFileSync(p, "utf8"))) return false;
+    // Same file name and content (a fresh clone elsewhere has other absolute paths).
+    if (basename(r.fragments[i]!.path) !== basename(p) || !existsSync(p) || r.fragments[i]!.sha256 !== sha256(readFileSync(p, "utf8"))) return false;
   }
   return r.configSha256 === sha256(readFileSync(cfg, "utf8"));
 }
