@@ -96,6 +96,36 @@ export interface WorkloadResult {
   metrics: Record<string, number>;
   /** Collector outputs of this workload (files under runs/ID/collect/WORKLOAD/); absent without --collect. */
   collect?: WorkloadCollect;
+  /** The time-slice-extension patch's settings and counters (change during the run); absent on servers without the patch. */
+  sliceExtension?: SliceExtensionRecord;
+}
+
+/** What a server with our PostgreSQL patch says about the time slice extension around one workload. */
+export interface SliceExtensionRecord {
+  /** The `slice_extension` setting during the run (off | spinlock | lwlock | all). */
+  setting: string;
+  /** `slice_extension_status`: "enabled (…)" or "unavailable: why". */
+  status: string;
+  /** `slice_extension_stats` counters after the run minus before (requests, grants, yields, revoked, …). */
+  countersDelta: Record<string, number>;
+}
+
+/** The `slice_extension*` settings of a server (empty on a server without our patch). */
+export async function sliceExtensionSettings(cluster: Cluster, db: string): Promise<Record<string, string>> {
+  const out = await cluster.query("SELECT name || '=' || setting FROM pg_settings WHERE name LIKE 'slice\\_extension%' ORDER BY name", db);
+  const settings: Record<string, string> = {};
+  for (const line of out.split("\n")) {
+    const eq = line.indexOf("=");
+    if (eq > 0) settings[line.slice(0, eq)] = line.slice(eq + 1);
+  }
+  return settings;
+}
+
+/** Parses `requests=12 grants=3 …` into numbers. */
+export function parseSliceCounters(text: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/([a-z_]+)=(\d+)/g)) out[m[1]!] = Number(m[2]);
+  return out;
 }
 
 export interface RunResult {
@@ -323,6 +353,7 @@ export async function measureWorkload(
   rawFile: string,
 ): Promise<Omit<WorkloadResult, "cluster" | "clusterLog" | "raw">> {
   const cmd = toolCommand(w.tool, clients, cluster, w.database, w.args);
+  const sliceBefore = await sliceExtensionSettings(cluster, w.database);
   const loadBefore = loadAverage();
   const hogs = startHogs(w.hogs);
   const fd = openSync(rawFile, "w");
@@ -341,6 +372,17 @@ export async function measureWorkload(
     throw new UserError(`${w.tool} of workload ${w.name} exited with ${res.code ?? res.signal}; output ${rawFile}:\n${tailOf(rawFile)}`);
   }
   const parsed = parseToolOutput(w.tool, readFileSync(rawFile, "utf8"), rawFile);
+  let sliceExtension: SliceExtensionRecord | undefined;
+  if (sliceBefore.slice_extension !== undefined) {
+    const after = await sliceExtensionSettings(cluster, w.database);
+    const c0 = parseSliceCounters(sliceBefore.slice_extension_stats ?? "");
+    const c1 = parseSliceCounters(after.slice_extension_stats ?? "");
+    sliceExtension = {
+      setting: sliceBefore.slice_extension,
+      status: after.slice_extension_status ?? "",
+      countersDelta: Object.fromEntries(Object.keys(c1).map((k) => [k, c1[k]! - (c0[k] ?? 0)])),
+    };
+  }
   return {
     workload: w.name,
     tool: w.tool,
@@ -353,6 +395,7 @@ export async function measureWorkload(
     loadAfter,
     tps: parsed.tps,
     metrics: parsed.metrics,
+    ...(sliceExtension ? { sliceExtension } : {}),
   };
 }
 
