@@ -6,19 +6,8 @@ import { repoRoot } from "../src/util/paths.js";
 import { ParseError } from "../src/util/errors.js";
 import { detectPerfLockContention, detectPerfLockReport, parsePerfLockContention, parsePerfLockReport } from "../src/parse/perf-lock.js";
 
-import { spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { workDir } from "../src/util/paths.js";
 
-/** Runs `slicelab parse FORMAT FILE --json` on a text; returns status, stdout, stderr. */
-function cliParse(format: string, name: string, text: string) {
-  const dir = join(workDir(), "test-tmp", "parse-cli");
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  const r = spawnSync(process.execPath, [join(repoRoot(), "bin/slicelab.js"), "parse", format, path, "--json"], { encoding: "utf8" });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, path };
-}
+import { cliParse } from "./helpers/cli.js";
 
 
 const dir = join(repoRoot(), "test/fixtures/perf-lock");
