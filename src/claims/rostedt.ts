@@ -288,6 +288,28 @@ function firstRunEntry(d: RostedtData, alpha: number): ClaimEntry {
   });
 }
 
+/**
+ * The figures every "difference beyond the noise" entry records (published and series ledgers alike),
+ * in a fixed key order: Welch, Mann–Whitney, the seeded bootstrap and leave-one-out.
+ */
+export function differenceValues(c: Comparison, interval: SeedCheckedExclusion): Record<string, number> {
+  return {
+    differenceTps: c.welch.difference,
+    differencePct: c.welch.differencePct,
+    welchT: c.welch.t,
+    welchDf: c.welch.df,
+    welchP: c.welch.p,
+    welchCiLoPct: c.welch.ciPct[0],
+    welchCiHiPct: c.welch.ciPct[1],
+    mannWhitneyU: c.mannWhitney.u,
+    mannWhitneyP: c.mannWhitney.p,
+    bootstrapLoPct: c.bootstrap.meanDiffPct.lo,
+    bootstrapHiPct: c.bootstrap.meanDiffPct.hi,
+    bootstrapSeedsExcludingZero: interval.seedsExcluding,
+    leaveOneOutFlips: c.leaveOneOut.flips.length,
+  };
+}
+
 function differenceEntry(d: RostedtData, c: Comparison, o: RostedtOptions, boots: readonly BootstrapResult[]): ClaimEntry {
   const boot = c.bootstrap.meanDiffPct;
   const loo = c.leaveOneOut;
@@ -340,19 +362,7 @@ function differenceEntry(d: RostedtData, c: Comparison, o: RostedtOptions, boots
       `${c.a.n === c.b.n ? `the ${c.a.n} kept runs per side` : `the ${c.a.n} and ${c.b.n} kept runs`}; α = ${o.alpha}; leave-one-out drops each of the ${c.a.n + c.b.n} runs in turn and re-runs Welch; ` +
       `power from the observed SDs: ${observed.runsPerSide ?? `more than a million`} runs per side would detect the observed ${fmt(observed.effectPct, 3)}% at ${fmt(100 * c.power.power, 0)}% power`,
     values: {
-      differenceTps: c.welch.difference,
-      differencePct: c.welch.differencePct,
-      welchT: c.welch.t,
-      welchDf: c.welch.df,
-      welchP: c.welch.p,
-      welchCiLoPct: c.welch.ciPct[0],
-      welchCiHiPct: c.welch.ciPct[1],
-      mannWhitneyU: c.mannWhitney.u,
-      mannWhitneyP: c.mannWhitney.p,
-      bootstrapLoPct: boot.lo,
-      bootstrapHiPct: boot.hi,
-      bootstrapSeedsExcludingZero: interval.seedsExcluding,
-      leaveOneOutFlips: loo.flips.length,
+      ...differenceValues(c, interval),
       leaveOneOutMinP: minDrop.p,
       leaveOneOutMaxP: maxDrop.p,
       minimumDetectableEffectPct: c.power.minimumDetectableEffectPct,

@@ -29,6 +29,7 @@ import { ledgerOptions, type LedgerOptions } from "./ledger.js";
 import { fmt, fmtInterval, fmtP, fmtSignedPct } from "./numbers.js";
 import {
   bootstrapExclusion,
+  differenceValues,
   fTestRule,
   grubbs,
   rankFromLowest,
@@ -412,19 +413,7 @@ function differenceEntry(x: Context): ClaimEntry {
     values: {
       meanA: c.a.mean,
       meanB: c.b.mean,
-      differenceTps: c.welch.difference,
-      differencePct: c.welch.differencePct,
-      welchT: c.welch.t,
-      welchDf: c.welch.df,
-      welchP: c.welch.p,
-      welchCiLoPct: c.welch.ciPct[0],
-      welchCiHiPct: c.welch.ciPct[1],
-      mannWhitneyU: c.mannWhitney.u,
-      mannWhitneyP: c.mannWhitney.p,
-      bootstrapLoPct: boot.lo,
-      bootstrapHiPct: boot.hi,
-      bootstrapSeedsExcludingZero: interval.seedsExcluding,
-      leaveOneOutFlips: loo.flips.length,
+      ...differenceValues(c, interval),
       pairedBlocks: paired?.blocks ?? null,
       pairedDiffPct: paired?.meanDiffPct ?? null,
       pairedT: paired?.t ?? null,
