@@ -1,121 +1,303 @@
-// The harness's own cost. Runs the same pgbench command alternately through the
-// kit's measuring code (src/bench/series.ts measureWorkload: process group, raw
-// output file, load averages, parsing) and by hand (`setsid -w sh -c "pgbench … > file 2>&1"`,
-// a shell in a session of its own as in a terminal),
-// interleaved on one running cluster, and prints
-//   - the tps ratio kit / by hand (goal ≥ 0.99), per pair and overall, and
-//   - the kit's own CPU time (user + system of this Node process) during each
-//     kit-run pgbench, in % of one core (goal < 1%).
-// usage: node dist/scripts/bench-overhead.js [--pairs N] [--duration S] [--clients N] [--threads N] [--scale N] [--json]
-// This is a benchmark, not a test: on a shared machine the tps ratio carries the machine's noise.
-import { spawnSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
-import { join } from "node:path";
+// The harness's own cost (issue 3, "Done means"): the same pgbench command run
+//   kit   through the kit's measuring code (src/bench/series.ts measureWorkload, the function
+//         `slicelab bench run` calls for every run: process group in a session of its own, raw
+//         output file, load averages, slice-extension query, parsing), and
+//   hand  by a shell in a session of its own, as from a terminal:
+//         `setsid -w /bin/sh -c 'exec pgbench … > FILE 2>&1'`,
+// against ONE running cluster, in pairs whose order alternates kit,hand / hand,kit (ABBA), after one
+// discarded warm-up pair. Both arms get the same argv (toolCommand), environment, stdin (/dev/null)
+// and server state; during the warm-up pair the script reads both pgbench processes' attributes
+// from /proc (nice, autogroup, cgroup, affinity, session, environment, limits, fds) and records every
+// difference. With --restart both arms restart the cluster before each run (as `bench run` does).
+//
+// It prints and records
+//   - tps kit / by hand: geometric mean of the per-pair ratios, 95% t interval from the paired log
+//     differences, and PASS / FAIL / UNRESOLVED against the goal ≥ 0.99 (UNRESOLVED when the
+//     interval contains 0.99), with the number of pairs the observed spread would need;
+//   - the kit's own CPU time (user + system of this Node process) per kit run, in % of one core
+//     over the run's wall time (the whole measureWorkload call, so it includes the kit's work just
+//     before and after pgbench): PASS when every run is below 1%.
+//
+// usage: node dist/scripts/bench-overhead.js [--pairs N] [--duration S] [--clients N] [--threads N]
+//          [--scale N] [--restart] [--out DIR] [--json]
+// Record: data/runs/overhead-<UTC stamp>/ (or --out): provenance.json, runs.jsonl, analysis.json,
+// raw/ (every pgbench output). Run it on a quiet machine: see REPRODUCE.md.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { debianBinDir } from "../src/postgres/binaries.js";
-import { startCluster } from "../src/postgres/cluster.js";
-import { PG_USER } from "../src/postgres/user.js";
+import { addShutdownHook, startCluster, type Cluster } from "../src/postgres/cluster.js";
 import { loadProtocol, resolveWorkloads } from "../src/bench/protocol.js";
 import { measureWorkload, clusterNameFor } from "../src/bench/series.js";
-import { parsePgbenchFile } from "../src/parse/pgbench.js";
-import { mean, sd, tQuantile } from "../src/stats/index.js";
-import { workDir } from "../src/util/paths.js";
+import { clientVersions, parseToolOutput, toolCommand } from "../src/bench/tools.js";
+import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo } from "../src/bench/provenance.js";
+import {
+  balancedCycle,
+  cpuShare,
+  cpuVerdict,
+  goalVerdict,
+  orderEffect,
+  pairedRatio,
+  resolutionPlan,
+  runStamp,
+} from "../src/bench/overhead.js";
+import { attributeDifferences, findDescendant, processAttributes, type ProcessAttributes } from "../src/bench/overhead-probe.js";
+import { UserError } from "../src/util/errors.js";
+import { writeFileAtomic } from "../src/util/fs.js";
+import { repoRoot } from "../src/util/paths.js";
 
-const { values } = parseArgs({
-  options: {
-    pairs: { type: "string", default: "5" },
-    duration: { type: "string", default: "10" },
-    clients: { type: "string", default: "8" },
-    threads: { type: "string", default: "2" },
-    scale: { type: "string", default: "10" },
-    json: { type: "boolean", default: false },
-  },
-});
-const pairs = Number(values.pairs);
-const binDir = debianBinDir();
-const clients = { binDir };
-// The workload is rostedt-2023's select-only pgbench, made small by parameters.
-const [w] = resolveWorkloads(loadProtocol("rostedt-2023"), cpus().length, {
-  duration: values.duration as string,
-  clients: values.clients as string,
-  threads: values.threads as string,
-  scale: values.scale as string,
-});
-if (!w) throw new Error("rostedt-2023 has no workload");
-const out = join(workDir(), "overhead", new Date().toISOString().replace(/[:.]/g, "-"));
-mkdirSync(out, { recursive: true });
-const log = (s: string) => {
-  if (!values.json) process.stderr.write(`${s}\n`);
-};
+const GOAL_RATIO = 0.99;
+const GOAL_CPU_PCT = 1;
 
-const cluster = await startCluster({ binDir, name: clusterNameFor("overhead", "rostedt-2023", binDir), settings: w.settings });
-const rows: { pair: number; order: string; kitTps: number; handTps: number; kitCpuPct: number; kitSeconds: number }[] = [];
-try {
-  const db = w.database;
-  const exists = (await cluster.query(`SELECT count(*) FROM pg_database WHERE datname = '${db}'`)) === "1";
-  if (!exists) {
-    await cluster.query(`CREATE DATABASE "${db}"`);
-    const init = spawnSync(join(binDir, "pgbench"), ["-h", cluster.socketDir, "-p", String(cluster.port), "-U", PG_USER, ...(w.setup[0]?.args ?? []), db], { encoding: "utf8" });
-    if (init.status !== 0) throw new Error(`pgbench -i failed: ${init.stderr}`);
-  }
-  const handCommand = [join(binDir, "pgbench"), "-h", cluster.socketDir, "-p", String(cluster.port), "-U", PG_USER, ...w.args, db].join(" ");
-  log(`cluster log ${cluster.logFile}; by hand: ${handCommand}`);
-  const kit = async (i: number) => {
-    const file = join(out, `kit-${i}.out`);
-    const c0 = process.cpuUsage();
-    const t0 = process.hrtime.bigint();
-    const m = await measureWorkload(cluster, w, clients, file);
-    const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-    const c = process.cpuUsage(c0);
-    return { tps: m.tps, cpuPct: ((c.user + c.system) / 1e6 / wall) * 100, seconds: wall };
-  };
-  const hand = (i: number) => {
-    const file = join(out, `hand-${i}.out`);
-    // As from a terminal: a shell in its own session. (With CONFIG_SCHED_AUTOGROUP, a session is a
-    // scheduling group; the kit also runs pgbench in a session of its own.)
-    const r = spawnSync("setsid", ["-w", "/bin/sh", "-c", `${handCommand} > ${file} 2>&1`]);
-    if (r.status !== 0) throw new Error(`by-hand pgbench failed (exit ${r.status}), see ${file}`);
-    return (parsePgbenchFile(file)[0] as { tps: number }).tps;
-  };
-  for (let i = 1; i <= pairs; i++) {
-    const kitFirst = i % 2 === 1;
-    let k: Awaited<ReturnType<typeof kit>>;
-    let h: number;
-    if (kitFirst) {
-      k = await kit(i);
-      h = hand(i);
-    } else {
-      h = hand(i);
-      k = await kit(i);
-    }
-    rows.push({ pair: i, order: kitFirst ? "kit,hand" : "hand,kit", kitTps: k.tps, handTps: h, kitCpuPct: k.cpuPct, kitSeconds: k.seconds });
-    log(`pair ${i}/${pairs} (${kitFirst ? "kit first" : "hand first"}): kit ${k.tps.toFixed(1)} tps, hand ${h.toFixed(1)} tps, ratio ${(k.tps / h).toFixed(4)}, kit CPU ${k.cpuPct.toFixed(3)}% of one core`);
-  }
-} finally {
-  await cluster.stop();
+function fail(message: string): never {
+  process.stderr.write(`bench-overhead: ${message}\n`);
+  process.exit(2);
 }
-const ratios = rows.map((r) => r.kitTps / r.handTps);
-const result = {
-  pairs,
-  command: w.args,
-  duration: Number(values.duration),
-  loadAverageAtEnd: loadavg().map((x) => Math.round(x * 100) / 100),
-  ratioOfMeans: mean(rows.map((r) => r.kitTps)) / mean(rows.map((r) => r.handTps)),
-  meanPairRatio: mean(ratios),
-  sdPairRatio: ratios.length > 1 ? sd(ratios) : null,
-  /** 95% t interval of the mean per-pair ratio. */
-  pairRatioCi95: ratios.length > 1 ? [-1, 1].map((s) => mean(ratios) + s * tQuantile(0.975, ratios.length - 1) * (sd(ratios) / Math.sqrt(ratios.length))) : null,
-  kitCpuPctOfOneCore: { mean: mean(rows.map((r) => r.kitCpuPct)), max: Math.max(...rows.map((r) => r.kitCpuPct)) },
-  goals: { ratio: ">= 0.99", kitCpu: "< 1% of one core" },
-  rawDir: out,
-  rows,
+
+const positive = (name: string, v: string | undefined): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new UserError(`--${name}: expected a positive whole number, found ${JSON.stringify(v)}`);
+  return n;
 };
-if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-else {
+
+/** Quotes a word for /bin/sh. */
+const shq = (s: string) => (/^[A-Za-z0-9_./=:,+-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);
+
+interface Row {
+  pair: number;
+  warmup: boolean;
+  position: number;
+  arm: "kit" | "hand";
+  tps: number;
+  started: string;
+  ended: string;
+  seconds: number;
+  load1Before: number;
+  load1After: number;
+  /** Kit arm: CPU of this Node process during the measureWorkload call. */
+  kitCpuMs?: number;
+  kitCpuPct?: number;
+  raw: string;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      pairs: { type: "string", default: "40" },
+      duration: { type: "string", default: "10" },
+      clients: { type: "string", default: "8" },
+      threads: { type: "string", default: "2" },
+      scale: { type: "string", default: "10" },
+      restart: { type: "boolean", default: false },
+      out: { type: "string" },
+      json: { type: "boolean", default: false },
+    },
+  });
+  const pairs = positive("pairs", values.pairs);
+  positive("duration", values.duration);
+  if (pairs < 2) throw new UserError(`--pairs: expected at least 2, found ${pairs}`);
+  const log = (s: string) => {
+    if (!values.json) process.stderr.write(`${s}\n`);
+  };
+  if (pairs % balancedCycle(2) !== 0) log(`note: --pairs ${pairs} is odd: one more kit-first than hand-first pair`);
+  const binDir = debianBinDir();
+  const clients = { binDir };
+  // The workload is rostedt-2023's select-only pgbench, made small by parameters.
+  const [w] = resolveWorkloads(loadProtocol("rostedt-2023"), cpus().length, {
+    duration: values.duration!,
+    clients: values.clients!,
+    threads: values.threads!,
+    scale: values.scale!,
+  });
+  if (!w) throw new UserError("protocols/rostedt-2023.json: expected a workload, found none");
+  const out = resolve(values.out ?? join(repoRoot(), "data", "runs", `overhead-${runStamp()}`));
+  const rawDir = join(out, "raw");
+  mkdirSync(rawDir, { recursive: true });
+  const started = new Date().toISOString();
+  const provenance = {
+    kind: "slicelab-harness-overhead",
+    started,
+    host: hostInfo(),
+    kernel: kernelInfo(),
+    postgres: postgresInfo(binDir),
+    clients: { binDir, versions: clientVersions(clients) },
+    kit: kitInfo(),
+    loadAverageStart: loadAverage(),
+    design: {
+      pairs,
+      warmupPairs: 1,
+      order: "kit,hand then hand,kit, alternating (ABBA); pair 0 is a discarded warm-up",
+      restartBeforeEveryRun: values.restart,
+      workload: { protocol: "rostedt-2023", args: w.args, database: w.database, settings: w.settings, params: w.params },
+    },
+  };
+  writeFileAtomic(join(out, "provenance.json"), `${JSON.stringify(provenance, null, 2)}\n`);
+  log(`record: ${out}`);
+  if (provenance.loadAverageStart[0] > cpus().length / 2) {
+    log(`warning: load average ${provenance.loadAverageStart[0]} on ${cpus().length} CPUs: this machine is not quiet, expect a wide interval`);
+  }
+
+  const name = clusterNameFor("overhead", "rostedt-2023", binDir);
+  let cluster: Cluster = await startCluster({ binDir, name, settings: w.settings });
+  const rows: Row[] = [];
+  const probes: Partial<Record<"kit" | "hand", ProcessAttributes | string>> = {};
+  const pgbenchPath = join(binDir, "pgbench");
+  try {
+    log(`cluster ${name}: log ${cluster.logFile}`);
+    const db = w.database;
+    const exists = (await cluster.query(`SELECT count(*) FROM pg_database WHERE datname = '${db}'`)) === "1";
+    if (!exists) {
+      await cluster.query(`CREATE DATABASE "${db}"`);
+      const init = toolCommand("pgbench", clients, cluster, db, w.setup[0]?.args ?? []);
+      log(`initialising ${db}: ${init.args.join(" ")}`);
+      const r = spawnSync(init.file, init.args, { encoding: "utf8" });
+      if (r.status !== 0) throw new UserError(`pgbench -i for ${db} failed (exit ${r.status}): ${r.stderr}`);
+    }
+    const fresh = async () => {
+      if (!values.restart) return;
+      const port = cluster.port; // the same port again, so that both arms' argv stay identical
+      await cluster.stop("fast");
+      cluster = await startCluster({ binDir, name, settings: w.settings, port });
+    };
+    const probe = async (arm: "kit" | "hand") => {
+      const pid = await findDescendant(process.pid, pgbenchPath, 5000);
+      try {
+        probes[arm] = pid === undefined ? "pgbench not found among this process's descendants" : processAttributes(pid);
+      } catch (err) {
+        probes[arm] = `pgbench ${pid} exited before it could be read: ${(err as Error).message}`;
+      }
+    };
+    const kit = async (file: string, withProbe: boolean) => {
+      await fresh();
+      const c0 = process.cpuUsage();
+      const t0 = process.hrtime.bigint();
+      const run = measureWorkload(cluster, w, clients, file);
+      if (withProbe) await probe("kit");
+      const m = await run;
+      const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+      const c = process.cpuUsage(c0);
+      const cpuMs = (c.user + c.system) / 1000;
+      return { tps: m.tps, started: m.started, ended: m.ended, seconds: m.seconds, load1Before: m.loadBefore[0], load1After: m.loadAfter[0], kitCpuMs: cpuMs, kitCpuPct: (cpuMs / 1000 / wall) * 100 };
+    };
+    const hand = async (file: string, withProbe: boolean) => {
+      await fresh();
+      // The same argv as the kit's, typed into a shell in a session of its own; `exec` so that
+      // pgbench itself (like the kit's) leads its session.
+      const cmd = toolCommand(w.tool, clients, cluster, w.database, w.args);
+      const line = `exec ${[cmd.file, ...cmd.args].map(shq).join(" ")} > ${shq(file)} 2>&1`;
+      const load1Before = loadAverage()[0];
+      const t0 = Date.now();
+      const child = spawn("setsid", ["-w", "/bin/sh", "-c", line], { stdio: "ignore", env: process.env });
+      const removeHook = addShutdownHook(() => {
+        if (child.pid !== undefined) {
+          try {
+            process.kill(-child.pid, "SIGTERM");
+          } catch {
+            /* gone */
+          }
+        }
+      });
+      const done = new Promise<number | null>((res, rej) => {
+        child.on("error", (e) => rej(new UserError(`cannot run setsid (Debian package util-linux): ${e.message}`)));
+        child.on("exit", (code) => res(code));
+      });
+      if (withProbe) await probe("hand");
+      const code = await done;
+      removeHook();
+      const t1 = Date.now();
+      if (code !== 0) throw new UserError(`by-hand pgbench exited with ${code}; output ${file}`);
+      const tps = parseToolOutput(w.tool, readFileSync(file, "utf8"), file).tps;
+      return { tps, started: new Date(t0).toISOString(), ended: new Date(t1).toISOString(), seconds: (t1 - t0) / 1000, load1Before, load1After: loadAverage()[0] };
+    };
+    for (let i = 0; i <= pairs; i++) {
+      const warmup = i === 0;
+      const order: ("kit" | "hand")[] = i % 2 === 0 ? ["kit", "hand"] : ["hand", "kit"];
+      const got: Partial<Record<"kit" | "hand", number>> = {};
+      for (const [position, arm] of order.entries()) {
+        const rawName = `${String(i).padStart(3, "0")}-${arm}.out`;
+        const file = join(rawDir, rawName);
+        const r = arm === "kit" ? await kit(file, warmup) : await hand(file, warmup);
+        got[arm] = r.tps;
+        rows.push({ pair: i, warmup, position, arm, ...r, raw: relative(out, file) });
+      }
+      writeFileAtomic(join(out, "runs.jsonl"), rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+      log(`pair ${i}/${pairs}${warmup ? " (warm-up)" : ""} ${order.join(",")}: kit ${got.kit!.toFixed(1)} tps, hand ${got.hand!.toFixed(1)} tps, ratio ${(got.kit! / got.hand!).toFixed(4)}, load ${loadAverage()[0]}`);
+    }
+  } finally {
+    await cluster.stop();
+  }
+
+  const measured = rows.filter((r) => !r.warmup);
+  const byPair = new Map<number, { kit?: Row; hand?: Row }>();
+  for (const r of measured) byPair.set(r.pair, { ...byPair.get(r.pair), [r.arm]: r });
+  const paired = [...byPair.values()].map((p) => ({ a: p.hand!.tps, b: p.kit!.tps, kitFirst: p.kit!.position === 0 }));
+  const ratio = pairedRatio(paired, 0.05, "kit/hand tps");
+  const cpu = cpuShare(measured.filter((r) => r.arm === "kit").map((r) => r.kitCpuPct!));
+  const kitCpuMs = measured.filter((r) => r.arm === "kit").map((r) => r.kitCpuMs!);
+  const plan = resolutionPlan(ratio, GOAL_RATIO);
+  const pairSeconds = measured.reduce((s, r) => s + r.seconds, 0) / (measured.length / 2);
+  const kitProbe = probes.kit;
+  const handProbe = probes.hand;
+  const differences =
+    typeof kitProbe === "object" && typeof handProbe === "object" ? attributeDifferences(kitProbe, handProbe) : `not compared: ${String(kitProbe)} / ${String(handProbe)}`;
+  const analysis = {
+    kind: "slicelab-harness-overhead-analysis",
+    record: out,
+    started,
+    ended: new Date().toISOString(),
+    loadAverageEnd: loadAverage(),
+    pairs: ratio.n,
+    tpsRatio: {
+      goal: `kit / hand ≥ ${GOAL_RATIO}`,
+      ...goalVerdict(ratio.ci, GOAL_RATIO, "higher"),
+      ratio: ratio.ratio,
+      ci95: ratio.ci,
+      halfWidthPct: ratio.halfWidthPct,
+      p: ratio.p,
+      sdLogPerPair: ratio.sdLog,
+      ratioOfMeans: ratio.ratioOfMeans,
+      meanTps: { kit: paired.reduce((s, p) => s + p.b, 0) / paired.length, hand: paired.reduce((s, p) => s + p.a, 0) / paired.length },
+      order: orderEffect(paired, paired.map((p) => p.kitFirst)),
+      pairsNeeded: {
+        ...plan,
+        secondsPerPair: pairSeconds,
+        note: "pairsAtEstimate: pairs whose 95% interval would fit between this estimate and the goal; pairsIfNoEffect80: pairs for 80% power to show ≥ goal if kit and hand were equal",
+      },
+    },
+    kitCpu: {
+      goal: `< ${GOAL_CPU_PCT}% of one core during a pgbench run`,
+      ...cpuVerdict(cpu, GOAL_CPU_PCT),
+      ...cpu,
+      msPerRun: { mean: kitCpuMs.reduce((s, x) => s + x, 0) / kitCpuMs.length, max: Math.max(...kitCpuMs) },
+      measuredOver: "the whole measureWorkload call (psql query for the slice-extension settings, spawn, wait, parse): an upper bound of the CPU during pgbench itself",
+    },
+    processAttributes: { kit: kitProbe ?? null, hand: handProbe ?? null, differences },
+  };
+  writeFileAtomic(join(out, "analysis.json"), `${JSON.stringify(analysis, null, 2)}\n`);
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(analysis, null, 2)}\n`);
+    return;
+  }
+  const t = analysis.tpsRatio;
+  const f4 = (x: number) => x.toFixed(4);
+  const diffText = Array.isArray(differences)
+    ? differences.length === 0
+      ? "none"
+      : differences.map((d) => `${d.key}: kit ${JSON.stringify(d.a)} / hand ${JSON.stringify(d.b)}`).join("; ")
+    : differences;
   process.stdout.write(
-    `tps kit / by hand: ${result.ratioOfMeans.toFixed(4)} (ratio of means over ${pairs} interleaved pairs; per-pair mean ${result.meanPairRatio.toFixed(4)} ± sd ${result.sdPairRatio?.toFixed(4) ?? "n/a"}, 95% CI ${result.pairRatioCi95 ? result.pairRatioCi95.map((x) => x.toFixed(4)).join("–") : "n/a"}) — goal ≥ 0.99\n` +
-      `kit CPU during pgbench: mean ${result.kitCpuPctOfOneCore.mean.toFixed(3)}%, max ${result.kitCpuPctOfOneCore.max.toFixed(3)}% of one core — goal < 1%\n` +
-      `load average at the end: ${result.loadAverageAtEnd.join(" ")} on ${cpus().length} CPUs; raw output in ${out}\n`,
+    `tps kit / by hand: ${f4(t.ratio)}, 95% CI ${f4(t.ci95[0])}–${f4(t.ci95[1])} (±${t.halfWidthPct.toFixed(2)}%, ${ratio.n} pairs of ${values.duration} s, per-pair sd ${(ratio.sdLog * 100).toFixed(2)}%) — goal ≥ ${GOAL_RATIO}: ${t.verdict} (${t.reason})\n` +
+      `  order: kit first ${f4(t.order.bFirst.ratio)} (${t.order.bFirst.n} pairs), hand first ${f4(t.order.aFirst.ratio)} (${t.order.aFirst.n}), p = ${t.order.p.toPrecision(3)}\n` +
+      `  pairs needed at this spread: ${t.pairsNeeded.pairsAtEstimate} to resolve this estimate, ${t.pairsNeeded.pairsIfNoEffect80} for 80% power if kit = hand (≈ ${pairSeconds.toFixed(1)} s per pair)\n` +
+      `kit CPU per run: mean ${cpu.meanPct.toFixed(3)}%, max ${cpu.maxPct.toFixed(3)}% of one core (${analysis.kitCpu.msPerRun.mean.toFixed(1)} ms per run) — goal < ${GOAL_CPU_PCT}%: ${analysis.kitCpu.verdict}\n` +
+      `pgbench process attributes, kit vs hand: ${diffText === "none" ? "identical" : diffText}\n` +
+      `load average at the end: ${analysis.loadAverageEnd.join(" ")} on ${cpus().length} CPUs; record ${out}\n`,
   );
 }
+
+main().catch((err: unknown) => {
+  if (err instanceof UserError) fail(err.message);
+  throw err;
+});

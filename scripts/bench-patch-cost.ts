@@ -9,10 +9,18 @@
  *            protocol on an unregistered area); the three modes in a random
  *            order in every round, and the per-round differences to "none".
  *            → data/runs/micro-cost/{runs.jsonl,summary.json}
- *   pgbench  pgbench -S through the kit's harness (protocol rostedt-2023 with
- *            small parameters), randomised blocks of baseline / patched with
- *            slice_extension = off / patched with slice_extension = all.
- *            → data/runs/patch-cost-pgbench/ (series) + analysis.json
+ *   pgbench  pgbench -S, designed to resolve the 0.5% goal: one running server
+ *            per build (baseline and patched, built from the same source) for
+ *            the whole measurement, the patched server's slice_extension
+ *            switched off / all by ALTER SYSTEM + pg_reload_conf() (no
+ *            restarts), short runs in blocks that hold every arm once in a
+ *            balanced (Williams) order, one discarded warm-up block, and the
+ *            paired analysis of ln(tps arm / tps baseline) within blocks
+ *            (src/bench/overhead-cost.ts): ratio, 95% CI, PASS / FAIL /
+ *            UNRESOLVED against cost ≤ 0.5%, and the blocks the observed
+ *            spread needs.
+ *            → data/runs/patch-cost-pgbench-<UTC stamp>/ (or --out):
+ *              provenance.json, runs.jsonl, raw/, analysis.json
  *
  *   pgbench-cpu  the same three arms, but measured as server CPU time per
  *            transaction (utime + stime of the backends, from the postmaster's
@@ -22,22 +30,30 @@
  *            → data/runs/patch-cost-cpu/{runs.jsonl,summary.json}
  *
  * usage: node dist/scripts/bench-patch-cost.js micro [--rounds N] [--duration S] [--seed N]
- *        node dist/scripts/bench-patch-cost.js pgbench [--runs N] [--duration S] [--clients N] [--scale N]
+ *        node dist/scripts/bench-patch-cost.js pgbench [--blocks N] [--warmup-blocks N] [--duration S]
+ *            [--clients N] [--threads N] [--scale N] [--arms baseline,off,on] [--order balanced|random]
+ *            [--seed N] [--settle-ms MS] [--baseline-bin DIR --patched-bin DIR] [--out DIR] [--json]
  *        node dist/scripts/bench-patch-cost.js pgbench-cpu [--rounds N] [--transactions N] [--scale N]
  */
 import { parseArgs } from "node:util";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { runMicro, type ExtensionMode, type MicroRun } from "../src/micro/driver.js";
 import { compareSamples, createRng, tQuantile, type Comparison } from "../src/stats/index.js";
 import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo } from "../src/bench/provenance.js";
-import { runSeries } from "../src/bench/series.js";
-import { parseVariant } from "../src/bench/variant.js";
+import { clusterNameFor, measureWorkload, sliceExtensionSettings } from "../src/bench/series.js";
+import { loadProtocol, resolveWorkloads, type ResolvedWorkload } from "../src/bench/protocol.js";
+import { clientVersions, toolCommand, type Clients } from "../src/bench/tools.js";
+import { balancedCycle, blockOrders, runStamp, type OrderDesign } from "../src/bench/overhead.js";
+import { analyseCost, PATCH_GOAL_PCT, type CostRow } from "../src/bench/overhead-cost.js";
+import { missingServerProgram } from "../src/postgres/binaries.js";
 import { buildPostgres } from "../src/postgres/build.js";
 import { fetchDebianSource } from "../src/postgres/source.js";
 import { startCluster, type Cluster } from "../src/postgres/cluster.js";
+import { UserError } from "../src/util/errors.js";
 import { writeFileAtomic } from "../src/util/fs.js";
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { repoRoot } from "../src/util/paths.js";
 
 const BUSY_NOTE =
@@ -148,68 +164,221 @@ async function micro(argv: string[]): Promise<void> {
   process.stdout.write(`${JSON.stringify(summary.addedNs, null, 2)}\n`);
 }
 
+/** slice_extension value of each patched arm. */
+const ARM_SETTING: Record<string, string | undefined> = { baseline: undefined, off: "off", on: "all" };
+
+async function sleep(ms: number): Promise<void> {
+  await new Promise((r) => setTimeout(r, ms));
+}
+
+/** Sets slice_extension on a running patched server with ALTER SYSTEM + reload; returns once a new session sees it. */
+async function switchSliceExtension(c: Cluster, db: string, value: string): Promise<void> {
+  if ((await c.query("SHOW slice_extension", db)) === value) return;
+  await c.query(`ALTER SYSTEM SET slice_extension = '${value}'`);
+  await c.query("SELECT pg_reload_conf()");
+  for (let i = 0; i < 200; i++) {
+    if ((await c.query("SHOW slice_extension", db)) === value) return;
+    await sleep(50);
+  }
+  throw new UserError(`cluster ${c.name}: slice_extension did not become '${value}' within 10 s of pg_reload_conf(); log ${c.logFile}`);
+}
+
+/** Creates and fills the workload's database once (pgbench -i with the protocol's setup arguments). */
+async function ensurePgbenchDb(c: Cluster, w: ResolvedWorkload, clientBin: string, log: (l: string) => void): Promise<string> {
+  const db = w.database;
+  const exists = (await c.query(`SELECT count(*) FROM pg_database WHERE datname = '${db}'`)) === "1";
+  const filled = exists && (await c.query("SELECT count(*) FROM pg_class WHERE relname = 'pgbench_accounts'", db)) === "1";
+  if (!filled) {
+    if (!exists) await c.query(`CREATE DATABASE "${db}"`);
+    const cmd = toolCommand("pgbench", { binDir: clientBin }, c, db, w.setup[0]?.args ?? []);
+    log(`initialising ${c.name}/${db}: pgbench ${(w.setup[0]?.args ?? []).join(" ")}`);
+    const r = spawnSync(cmd.file, cmd.args, { encoding: "utf8" });
+    if (r.status !== 0) throw new UserError(`pgbench -i in cluster ${c.name} failed (exit ${r.status}): ${r.stderr.trim()}`);
+  }
+  return c.query("SELECT count(*) FROM pgbench_accounts", db);
+}
+
+/**
+ * pgbench -S, baseline vs patched (switch off / on), designed to resolve 0.5%:
+ * one running server per binary for the whole measurement (no restarts), the
+ * patched server's switch flipped with ALTER SYSTEM + pg_reload_conf(), short
+ * runs in blocks holding every arm once in a balanced (Williams) order, and the
+ * paired analysis of ln(tps arm / tps baseline) within blocks.
+ */
 async function pgbench(argv: string[]): Promise<void> {
+  const ncpu = cpus().length;
   const { values } = parseArgs({
     args: argv,
     options: {
-      runs: { type: "string" },
-      duration: { type: "string" },
-      clients: { type: "string" },
-      scale: { type: "string" },
+      blocks: { type: "string", default: "48" },
+      "warmup-blocks": { type: "string", default: "1" },
+      duration: { type: "string", default: "10" },
+      clients: { type: "string", default: String(2 * ncpu) },
+      threads: { type: "string", default: String(ncpu) },
+      scale: { type: "string", default: "10" },
+      arms: { type: "string", default: "baseline,off,on" },
+      order: { type: "string", default: "balanced" },
+      seed: { type: "string", default: "20261130" },
+      "settle-ms": { type: "string", default: "500" },
+      "baseline-bin": { type: "string" },
+      "patched-bin": { type: "string" },
       out: { type: "string" },
-      "max-runs": { type: "string" },
+      json: { type: "boolean", default: false },
     },
   });
-  const out = values.out ?? join(repoRoot(), "data", "runs", "patch-cost-pgbench");
-  const src = await fetchDebianSource("18");
-  const log = (l: string) => process.stderr.write(`patch-cost: ${l}\n`);
-  const base = await buildPostgres(src, "baseline", { log });
-  const patched = await buildPostgres(src, "patched", { log });
-  const variants = [
-    parseVariant(`baseline=bin=${base.binDir}`),
-    parseVariant(`off=bin=${patched.binDir},setting:slice_extension=off`),
-    parseVariant(`on=bin=${patched.binDir},setting:slice_extension=all`),
-  ];
-  const summary = await runSeries({
-    protocol: "rostedt-2023",
-    variants,
-    outDir: out,
-    params: {
-      scale: values.scale ?? "10",
-      clients: values.clients ?? "2",
-      threads: "2",
-      duration: values.duration ?? "20",
-    },
-    runs: Number(values.runs ?? 10),
-    warmup: 1,
-    design: "blocks",
-    clientBinDir: base.binDir,
-    clusterPrefix: "cost",
-    maxRuns: values["max-runs"] === undefined ? undefined : Number(values["max-runs"]),
-    log,
-    progress: (e) => {
-      if (e.kind === "start") log(`run ${e.k + 1}/${e.total}: ${e.id}`);
-    },
+  const whole = (name: string, min: number): number => {
+    const v = (values as Record<string, unknown>)[name];
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) throw new UserError(`--${name}: expected a whole number ≥ ${min}, found ${JSON.stringify(v)}`);
+    return n;
+  };
+  const blocks = whole("blocks", 2);
+  const warmupBlocks = whole("warmup-blocks", 0);
+  const settleMs = whole("settle-ms", 0);
+  const seed = whole("seed", 0);
+  whole("duration", 1);
+  const arms = values.arms!.split(",").map((a) => a.trim());
+  for (const a of arms) if (!(a in ARM_SETTING)) throw new UserError(`--arms: expected names among baseline, off, on, found ${JSON.stringify(a)}`);
+  if (!arms.includes("baseline") || arms.length < 2) throw new UserError(`--arms: expected baseline and at least one of off, on, found ${values.arms}`);
+  const design = values.order as OrderDesign;
+  if (design !== "balanced" && design !== "random") throw new UserError(`--order: expected balanced or random, found ${JSON.stringify(values.order)}`);
+  const log = (l: string) => {
+    if (!values.json) process.stderr.write(`patch-cost: ${l}\n`);
+  };
+  if (blocks % balancedCycle(arms.length) !== 0 && design === "balanced") {
+    log(`note: --blocks ${blocks} is not a multiple of ${balancedCycle(arms.length)}: the balanced order is complete only for whole cycles`);
+  }
+
+  let baseBin = values["baseline-bin"];
+  let patchedBin = values["patched-bin"];
+  if (baseBin === undefined || patchedBin === undefined) {
+    const src = await fetchDebianSource("18");
+    baseBin ??= (await buildPostgres(src, "baseline", { log })).binDir;
+    patchedBin ??= (await buildPostgres(src, "patched", { log })).binDir;
+  }
+  for (const [opt, b] of [["--baseline-bin", baseBin], ["--patched-bin", patchedBin]] as const) {
+    const missing = missingServerProgram(b);
+    if (missing !== undefined) throw new UserError(`${opt} ${b}: expected a PostgreSQL bin directory, found no ${missing} in it`);
+  }
+  const [w] = resolveWorkloads(loadProtocol("rostedt-2023"), ncpu, {
+    scale: values.scale!,
+    clients: values.clients!,
+    threads: values.threads!,
+    duration: values.duration!,
   });
-  const rows = summary.rows.filter((r) => !r.warmup);
-  const tps = (v: string) => rows.filter((r) => r.variant === v).map((r) => r.tps);
-  if (summary.done < summary.total) {
-    log(`${summary.done}/${summary.total} runs done; run again to resume`);
+  if (!w) throw new UserError("protocols/rostedt-2023.json: expected a workload, found none");
+  const clients: Clients = { binDir: baseBin };
+  const out = resolve(values.out ?? join(repoRoot(), "data", "runs", `patch-cost-pgbench-${runStamp()}`));
+  const rawDir = join(out, "raw");
+  mkdirSync(rawDir, { recursive: true });
+  const orders = blockOrders(arms, blocks, design, seed);
+  const started = new Date().toISOString();
+  const provenance = {
+    kind: "slicelab-patch-cost-pgbench",
+    started,
+    host: hostInfo(),
+    kernel: kernelInfo(),
+    kit: kitInfo(),
+    builds: { baseline: postgresInfo(baseBin), patched: postgresInfo(patchedBin) },
+    clients: { binDir: baseBin, versions: clientVersions(clients) },
+    loadAverageStart: loadAverage(),
+    design: {
+      arms: Object.fromEntries(arms.map((a) => [a, a === "baseline" ? "baseline build" : `patched build, slice_extension = ${ARM_SETTING[a]}`])),
+      blocks,
+      warmupBlocks,
+      order: design === "balanced" ? "Williams sequences in turn (every arm equally often in every position and after every other arm)" : `shuffled per block, seed ${seed}`,
+      seed,
+      settleMs,
+      servers: "one running server per build for the whole measurement (no restarts); slice_extension switched by ALTER SYSTEM + pg_reload_conf()",
+      workload: { protocol: "rostedt-2023", args: w.args, database: w.database, settings: w.settings, params: w.params },
+      plannedOrder: orders,
+    },
+  };
+  writeFileAtomic(join(out, "provenance.json"), `${JSON.stringify(provenance, null, 2)}\n`);
+  log(`record: ${out}`);
+  if (provenance.loadAverageStart[0] > ncpu / 2) {
+    log(`warning: load average ${provenance.loadAverageStart[0]} on ${ncpu} CPUs: this machine is not quiet, expect a wide interval`);
+  }
+
+  const cb = await startCluster({ binDir: baseBin, name: clusterNameFor("patchcost", "rostedt-2023", baseBin), settings: w.settings });
+  let cp: Cluster | undefined;
+  const rows: CostRow[] = [];
+  try {
+    cp = await startCluster({ binDir: patchedBin, name: clusterNameFor("patchcost", "rostedt-2023", patchedBin), settings: w.settings });
+    log(`clusters: ${cb.logFile}, ${cp.logFile}`);
+    const counts = [await ensurePgbenchDb(cb, w, baseBin, log), await ensurePgbenchDb(cp, w, baseBin, log)];
+    if (counts[0] !== counts[1]) throw new UserError(`pgbench_accounts: expected the same row count in both clusters, found ${counts.join(" and ")}`);
+    if ((await sliceExtensionSettings(cb, w.database)).slice_extension !== undefined) {
+      throw new UserError(`--baseline-bin ${baseBin}: expected a server without the slice_extension setting, found one (is it the patched build?)`);
+    }
+    if ((await sliceExtensionSettings(cp, w.database)).slice_extension === undefined) {
+      throw new UserError(`--patched-bin ${patchedBin}: expected a server with our patch's slice_extension setting, found none`);
+    }
+    const plan = [...Array.from({ length: warmupBlocks }, (_, i) => ({ block: -warmupBlocks + i, order: orders[0]! })), ...orders.map((order, block) => ({ block, order }))];
+    for (const { block, order } of plan) {
+      const warmup = block < 0;
+      const t0 = Date.now();
+      for (const [position, arm] of order.entries()) {
+        const setting = ARM_SETTING[arm];
+        const c = setting === undefined ? cb : cp;
+        if (setting !== undefined) await switchSliceExtension(cp, w.database, setting);
+        await sleep(settleMs);
+        const rawName = `${warmup ? `w${-block}` : String(block).padStart(3, "0")}-${arm}.out`;
+        const m = await measureWorkload(c, w, clients, join(rawDir, rawName));
+        const seen = m.sliceExtension?.setting ?? null;
+        if (seen !== (setting ?? null)) throw new UserError(`block ${block} arm ${arm}: expected slice_extension ${setting ?? "(absent)"}, the server reported ${seen ?? "(absent)"}`);
+        rows.push({
+          block,
+          warmup,
+          position,
+          arm,
+          setting: setting ?? null,
+          tps: m.tps,
+          started: m.started,
+          ended: m.ended,
+          seconds: m.seconds,
+          load1Before: m.loadBefore[0],
+          load1After: m.loadAfter[0],
+          raw: `raw/${rawName}`,
+          sliceExtension: m.sliceExtension ?? null,
+        });
+        writeFileAtomic(join(out, "runs.jsonl"), rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+      }
+      const these = rows.filter((r) => r.block === block);
+      const base = these.find((r) => r.arm === "baseline")!.tps;
+      log(
+        `block ${warmup ? `warm-up ${-block}` : `${block + 1}/${blocks}`} (${order.join(",")}, ${((Date.now() - t0) / 1000).toFixed(1)} s): ` +
+          these.map((r) => `${r.arm} ${r.tps.toFixed(1)}${r.arm === "baseline" ? "" : ` (${((r.tps / base - 1) * 100).toFixed(2)}%)`}`).join(", ") +
+          `, load ${loadAverage()[0]}`,
+      );
+    }
+  } finally {
+    if (cp) {
+      try {
+        await cp.query("ALTER SYSTEM RESET slice_extension");
+        await cp.query("SELECT pg_reload_conf()");
+      } catch {
+        /* the server may be gone; the setting is reset at the next start of a series anyway */
+      }
+      await cp.stop();
+    }
+    await cb.stop();
+  }
+  const analysis = { kind: "slicelab-patch-cost-pgbench-analysis", record: out, started, ended: new Date().toISOString(), loadAverageEnd: loadAverage(), ...analyseCost(rows, arms) };
+  writeFileAtomic(join(out, "analysis.json"), `${JSON.stringify(analysis, null, 2)}\n`);
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(analysis, null, 2)}\n`);
     return;
   }
-  const analysis = {
-    kind: "slicelab-patch-cost-pgbench",
-    question: "tps cost of the patch on a kernel without the feature: patched (slice_extension off / all) vs unpatched, same source",
-    goalPct: 0.5,
-    series: out,
-    builds: { baseline: postgresInfo(base.binDir), patched: postgresInfo(patched.binDir) },
-    kernelHasFeature: kernelInfo().sliceExtensionPrctl,
-    note: `${BUSY_NOTE} With no kernel support, slice_extension = all takes the same code path as off after the one-time probe; the arm shows that the probe and the setting change nothing.`,
-    offVsBaseline: brief(compareSamples(tps("baseline"), tps("off"), { labels: ["baseline", "patched, off"] })),
-    onVsBaseline: brief(compareSamples(tps("baseline"), tps("on"), { labels: ["baseline", "patched, all"] })),
-  };
-  writeFileAtomic(join(out, "analysis.json"), `${JSON.stringify(analysis, null, 2)}\n`);
-  process.stdout.write(`${JSON.stringify({ off: analysis.offVsBaseline, on: analysis.onVsBaseline }, null, 2)}\n`);
+  for (const c of analysis.comparisons) {
+    const f4 = (x: number) => x.toFixed(4);
+    process.stdout.write(
+      `${c.arm} / ${c.reference}: ${f4(c.ratio)}, 95% CI ${f4(c.ci95[0])}–${f4(c.ci95[1])} (cost ${c.costPct.toFixed(2)}%, CI ${c.costCiPct[0].toFixed(2)}–${c.costCiPct[1].toFixed(2)}%; ${c.pairs} blocks, per-block sd ${(c.sdLogPerPair * 100).toFixed(2)}%)` +
+        (c.verdict ? ` — goal cost ≤ ${PATCH_GOAL_PCT}%: ${c.verdict} (${c.reason})` : "") +
+        `\n  blocks needed at this spread: ${c.pairsNeeded.pairsIfNoEffect80} for 80% power if the cost were 0 (≈ ${c.pairsNeeded.minutesIfNoEffect80.toFixed(0)} min), ${c.pairsNeeded.pairsAtEstimate} to resolve this estimate; unpaired half-width would be ±${c.unpairedHalfWidthPct.toFixed(2)}%\n`,
+    );
+  }
+  process.stdout.write(`load average at the end: ${analysis.loadAverageEnd.join(" ")} on ${ncpu} CPUs; record ${out}\n`);
 }
 
 /** utime+stime of the postmaster's reaped children (backends that exited), in clock ticks. */
@@ -352,10 +521,16 @@ async function pgbenchCpu(argv: string[]): Promise<void> {
 }
 
 const [what, ...rest] = process.argv.slice(2);
-if (what === "micro") await micro(rest);
-else if (what === "pgbench") await pgbench(rest);
-else if (what === "pgbench-cpu") await pgbenchCpu(rest);
-else {
-  process.stderr.write("usage: node dist/scripts/bench-patch-cost.js micro|pgbench [options] (see the comment at the top of scripts/bench-patch-cost.ts)\n");
+try {
+  if (what === "micro") await micro(rest);
+  else if (what === "pgbench") await pgbench(rest);
+  else if (what === "pgbench-cpu") await pgbenchCpu(rest);
+  else {
+    process.stderr.write("usage: node dist/scripts/bench-patch-cost.js micro|pgbench|pgbench-cpu [options] (see the comment at the top of scripts/bench-patch-cost.ts)\n");
+    process.exit(2);
+  }
+} catch (err) {
+  if (!(err instanceof UserError)) throw err;
+  process.stderr.write(`bench-patch-cost: ${err.message}\n`);
   process.exit(2);
 }
