@@ -14,7 +14,7 @@ declare -A PKGS=(
   [jupyter]="jupyter-nbconvert python3-nbconvert python3-nbclient jupyter-client python3-ipython python3-scipy fonts-dejavu-core"
   [postgres]="postgresql-15 postgresql-client-15 sysbench"
   [browser]="chromium"
-  [build]="build-essential ccache bison flex zlib1g-dev libssl-dev libelf-dev bc cpio dpkg-dev pkg-config gnupg"
+  [build]="build-essential ccache bison flex zlib1g-dev libssl-dev libelf-dev bc cpio dpkg-dev pkg-config gnupg debhelper kmod libdw-dev rsync"
   [vm]="qemu-system-x86 trace-cmd linux-perf"
 )
 

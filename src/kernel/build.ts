@@ -89,7 +89,15 @@ export async function buildKernel(opts: BuildOptions): Promise<BuildRecord> {
     if (which.exitCode !== 0) throw new UserError("ccache is not installed (Debian package ccache); or pass --no-ccache");
     mkdirSync(ccDir, { recursive: true });
   }
-  // One make per build directory: a second one would corrupt the first's objects.
+  return withBuildLock(buildDir, () => runBuild(opts, jobs, useCcache, ccDir));
+}
+
+/**
+ * Runs `fn` holding the build directory's lock (slicelab-build.lock, the pid of
+ * the holder): one make per build directory, since a second one would corrupt
+ * the first's objects. `kernel package` takes it too while it copies the build.
+ */
+export async function withBuildLock<T>(buildDir: string, fn: () => Promise<T>): Promise<T> {
   const lock = join(buildDir, "slicelab-build.lock");
   if (existsSync(lock)) {
     const pid = Number(readFileSync(lock, "utf8"));
@@ -104,10 +112,22 @@ export async function buildKernel(opts: BuildOptions): Promise<BuildRecord> {
   }
   writeFileAtomic(lock, String(process.pid));
   try {
-    return await runBuild(opts, jobs, useCcache, ccDir);
+    return await fn();
   } finally {
     rmSync(lock, { force: true });
   }
+}
+
+/** Environment of the kit's kernel makes: ccache's directory and hashing, a fixed build user and host. */
+export function kbuildEnv(ccacheDir: string): Record<string, string> {
+  return {
+    // Relative paths in ccache's hash: build directories at the same depth share hits.
+    CCACHE_DIR: ccacheDir,
+    CCACHE_BASEDIR: kernelCacheDir(),
+    CCACHE_NOHASHDIR: "1",
+    KBUILD_BUILD_USER: "slicelab",
+    KBUILD_BUILD_HOST: "slicelab",
+  };
 }
 
 async function runBuild(opts: BuildOptions, jobs: number, useCcache: boolean, ccDir: string): Promise<BuildRecord> {
@@ -119,14 +139,7 @@ async function runBuild(opts: BuildOptions, jobs: number, useCcache: boolean, cc
   const logPath = join(buildDir, "slicelab-build.log");
   const log = createWriteStream(logPath);
   const args = [`O=${buildDir}`, `-j${jobs}`, ...(useCcache ? ["CC=ccache gcc"] : []), "bzImage", ...(opts.targets ?? [])];
-  const env: Record<string, string> = {
-    // Relative paths in ccache's hash: build directories at the same depth share hits.
-    CCACHE_DIR: ccDir,
-    CCACHE_BASEDIR: kernelCacheDir(),
-    CCACHE_NOHASHDIR: "1",
-    KBUILD_BUILD_USER: "slicelab",
-    KBUILD_BUILD_HOST: "slicelab",
-  };
+  const env = kbuildEnv(ccDir);
   const t0 = process.hrtime.bigint();
   const child = execa("nice", ["-n", "10", "make", ...args], { cwd: tree.dir, env, reject: false, all: true, buffer: false });
   let compiled = 0;

@@ -7,6 +7,8 @@ import { buildKernel, readBuildRecord } from "../../kernel/build.js";
 import { currentTree, treeAt } from "../../kernel/tree.js";
 import { listSeries } from "../../kernel/series.js";
 import { applySeries } from "../../kernel/patch.js";
+import { imagePackage, packageKernel, packageRecordPath, readPackageRecord } from "../../kernel/package.js";
+import { formatPlan, planInstall, probeHost, runInstall } from "../../kernel/install.js";
 
 const usage = `usage: slicelab kernel SUBCOMMAND [OPTIONS] [--json]
 
@@ -26,6 +28,22 @@ const usage = `usage: slicelab kernel SUBCOMMAND [OPTIONS] [--json]
       make bzImage in the configured build directory (ccache in
       ~/.cache/slicelab/kernel/ccache, niced); prints the image path and the
       build time, recorded in the build directory's slicelab-build.json.
+  package [--fragment NAME|PATH]… [--base …] [--tree DIR] [--jobs N] [--quiet]
+      Debian packages of the built kernel (make bindeb-pkg), made in a copy of
+      the build directory (BUILD/debs/objtree: bindeb-pkg bumps .version and
+      relinks, which would change the image \`vm run\` boots); the .deb files,
+      their sizes, sha256 and the packaging time go to BUILD/debs/ and
+      BUILD/debs/slicelab-package.json. Needs dpkg-dev, debhelper, rsync and
+      the build dependencies dpkg-buildpackage names.
+  install [--fragment NAME|PATH]… [--base …] [--tree DIR] [--yes]
+      Bare metal. Without --yes: print the checks and the exact commands
+      (dpkg -i the linux-image package, update-grub, grub-reboot ENTRY for the
+      next boot only, grub-editenv list) and the rollback; nothing changes.
+      With --yes: run them, refusing unless every check passes (root; GRUB
+      with a grub.cfg that honours next_entry; running kernel booted by GRUB;
+      no container; GRUB's default stays the old kernel; no Secure Boot; a
+      config for hardware, e.g. --base /boot/config-$(uname -r) --fragment
+      slice-ext). It never reboots and never changes the default entry.
   patch [--series DIR] [--fragment NAME|PATH]… [--tree DIR] [--check]
       Apply a patch series (default kernel-patches/linux/series/slicelab) to a
       copy of the tree: a dry run of every patch first; the first hunk that does
@@ -33,7 +51,7 @@ const usage = `usage: slicelab kernel SUBCOMMAND [OPTIONS] [--json]
   series
       List the historical patch-series manifests (kernel-patches/linux/series/*.json).
   show [--fragment NAME|PATH]… [--base …]
-      The current tree and its build for the fragments.
+      The current tree and its build and packages for the fragments.
 
 Build directories: ~/.cache/slicelab/kernel/build/VERSION/FRAGMENTS/ (override the
 cache with $SLICELAB_CACHE).`;
@@ -44,7 +62,7 @@ function treeFrom(dir: string | undefined) {
 
 export const kernelCommand: Command = {
   name: "kernel",
-  summary: "fetch, configure (config fragments), patch and build a Linux kernel with the slice extension",
+  summary: "fetch, configure (config fragments), patch, build and package a Linux kernel with the slice extension; install it for one boot",
   usage,
   async run(argv) {
     const [sub, ...rest] = argv;
@@ -101,6 +119,59 @@ export const kernelCommand: Command = {
         else process.stdout.write(`${rec.bzImage}\nbuilt in ${rec.seconds} s with -j${rec.jobs}${rec.ccache ? ` (ccache hits ${rec.ccacheHits}, misses ${rec.ccacheMisses})` : ""}${rec.upToDate ? ", nothing to recompile" : ""}\n`);
         return 0;
       }
+      case "package": {
+        const { values } = parseCommandArgs("kernel", rest, {
+          fragment: { type: "string", multiple: true },
+          tree: { type: "string" },
+          base: { type: "string" },
+          jobs: { type: "string" },
+          quiet: { type: "boolean" },
+          json: { type: "boolean" },
+        });
+        const tree = treeFrom(values.tree);
+        const buildDir = buildDirFor(tree, (values.fragment ?? DEFAULT_FRAGMENTS).map(fragmentPath), values.base);
+        const jobs = values.jobs === undefined ? undefined : numberOption("jobs", values.jobs, 0);
+        const rec = await packageKernel({
+          tree,
+          buildDir,
+          jobs,
+          log,
+          onLine: values.quiet || values.json ? undefined : (l) => process.stderr.write(`${l}\n`),
+        });
+        if (values.json) printJson(rec);
+        else {
+          for (const f of rec.files) process.stdout.write(`${f.path}\n`);
+          const img = imagePackage(rec);
+          process.stdout.write(`${rec.files.length} package(s) for ${rec.kernelRelease} in ${rec.seconds} s with -j${rec.jobs} (copy ${rec.copySeconds} s)${img ? `; ${img.package} ${(img.size / 1048576).toFixed(1)} MiB` : ""}; recorded in ${rec.log.replace(/\.log$/, ".json")}\n`);
+        }
+        return 0;
+      }
+      case "install": {
+        const { values } = parseCommandArgs("kernel", rest, {
+          fragment: { type: "string", multiple: true },
+          tree: { type: "string" },
+          base: { type: "string" },
+          yes: { type: "boolean" },
+          json: { type: "boolean" },
+        });
+        const tree = treeFrom(values.tree);
+        const buildDir = buildDirFor(tree, (values.fragment ?? DEFAULT_FRAGMENTS).map(fragmentPath), values.base);
+        const rec = readPackageRecord(buildDir);
+        if (!rec) throw new UserError(`${packageRecordPath(buildDir)}: no packages (missing, or a .deb it lists is gone): run \`slicelab kernel package\` with the same options first`);
+        const facts = await probeHost();
+        if (!values.yes) {
+          const plan = planInstall(rec, facts);
+          if (values.json) printJson(plan);
+          else process.stdout.write(`plan only, nothing changed (\`slicelab kernel install --yes\` runs it)\n${formatPlan(plan)}`);
+          return 0;
+        }
+        const r = await runInstall(rec, facts, log);
+        if (values.json) printJson(r);
+        else {
+          process.stdout.write(`${r.plan.package.package} installed; next boot only: ${r.menuEntry} (${r.grubenv}); the default entry is unchanged\nreboot when ready; rollback:\n${r.plan.rollback.map((x) => `  - ${x}`).join("\n")}\n`);
+        }
+        return 0;
+      }
       case "patch": {
         const { values } = parseCommandArgs("kernel", rest, {
           series: { type: "string" },
@@ -130,12 +201,18 @@ export const kernelCommand: Command = {
         const tree = currentTree();
         const buildDir = buildDirFor(tree, (values.fragment ?? DEFAULT_FRAGMENTS).map(fragmentPath), values.base);
         const build = readBuildRecord(buildDir) ?? null;
-        if (values.json) printJson({ tree, buildDir, build });
-        else process.stdout.write(`tree ${tree.dir} (${tree.version})\nbuild ${buildDir}: ${build ? `${build.bzImage} (${build.seconds} s)` : "not built"}\n`);
+        const packages = readPackageRecord(buildDir) ?? null;
+        const image = packages ? imagePackage(packages) : undefined;
+        if (values.json) printJson({ tree, buildDir, build, packages });
+        else {
+          process.stdout.write(
+            `tree ${tree.dir} (${tree.version})\nbuild ${buildDir}: ${build ? `${build.bzImage} (${build.seconds} s)` : "not built"}\npackage: ${image ? `${image.path} (${packages!.seconds} s)` : "not packaged"}\n`,
+          );
+        }
         return 0;
       }
       default:
-        throw new UserError(`expected a subcommand (fetch, configure, build, patch, series, show), found ${sub === undefined ? "none" : `"${sub}"`} (see \`slicelab kernel --help\`)`);
+        throw new UserError(`expected a subcommand (fetch, configure, build, package, install, patch, series, show), found ${sub === undefined ? "none" : `"${sub}"`} (see \`slicelab kernel --help\`)`);
     }
   },
 };
