@@ -3,6 +3,7 @@ import { detectSysbench, parseSysbenchPrepare, parseSysbenchRuns } from "./sysbe
 import { detectProcLockStat, parseProcLockStat } from "./proc-lock-stat.js";
 import { detectPerfLockContention, detectPerfLockReport, parsePerfLockContention, parsePerfLockReport } from "./perf-lock.js";
 import { detectRseqStats, parseRseqStats } from "./rseq-stats.js";
+import { sliceTraceFormat } from "./slice-trace.js";
 
 /**
  * Formats added by the lock-statistics work (issue 6); joined into the registry in formats.ts.
@@ -57,4 +58,5 @@ export const extraFormats: ParserFormat[] = [
       return Object.entries(s.counters).map(([counter, value]) => ({ file, counter, value }));
     },
   },
+  sliceTraceFormat,
 ];

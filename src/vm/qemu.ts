@@ -88,6 +88,9 @@ export function qemuArgs(o: {
     "panic=-1",
     "oops=panic",
     `init=${o.init}`,
+    // A loaded host can starve TCG's vCPUs long enough for the boot-time
+    // IO-APIC timer check to fail ("IO-APIC + timer doesn't work!" panic).
+    "no_timer_check",
     // No tsc=unstable under TCG: this kernel has no HPET/ACPI PM timer to fall
     // back to, and a jiffies clock would turn every clock_gettime into a syscall
     // (which ends a slice extension grant).

@@ -6,6 +6,23 @@ import { defaultKernelImage } from "../../kernel/ensure.js";
 import { buildProbe, parseProbeOutput, sliceStatsDelta } from "../../vm/probe.js";
 import { runMicroAbInVm } from "../../vm/experiments.js";
 import { cachedKernel } from "../../kernel/ensure.js";
+import { analyseRunDir, analysisSummary, patchedKernelBuilds, runSliceTraceInVm, sliceTraceReport } from "../../vm/trace.js";
+import { analyseSliceTrace, parseSliceTrace } from "../../parse/slice-trace.js";
+import { readFileSync } from "node:fs";
+
+function workloadOption(v: string | undefined): "micro" | "pg-smoke" {
+  if (v === undefined || v === "micro" || v === "pg-smoke") return v ?? "micro";
+  throw new UserError(`--workload expects micro or pg-smoke, got "${v}"`);
+}
+
+function readTextFile(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UserError(`${path}: cannot read the file (${code === "ENOENT" ? "no such file" : (code ?? String(err))})`);
+  }
+}
 
 const usage = `usage: slicelab vm SUBCOMMAND [OPTIONS] [--json]
 
@@ -27,6 +44,21 @@ const usage = `usage: slicelab vm SUBCOMMAND [OPTIONS] [--json]
       2000 ns sections, 5 s). Results with provenance (VM, TCG/KVM, kernel) go
       to data/runs/vm-micro-STAMP/ (or --out DIR); prints the throughput
       comparison with its confidence interval.
+  trace [VM OPTIONS] [--threads T] [--hogs H] [--cs-ns L] [--duration S] [--slice-nsec N]
+      Grant durations two ways on one traced run: the micro-benchmark with the
+      extension on (oversubscribed; 4 threads, 4 hogs, 2000 ns, 5 s) while
+      tracefs records our rseq_slice_* tracepoints and the enforcement timer's
+      hrtimer events. Needs a kernel built from the slicelab tracepoint series
+      (default: the newest cached build of it; \`slicelab kernel patch\`, then
+      \`kernel configure --tree\` and \`kernel build --tree\` the patched tree).
+      Raw trace, analysis, histograms and provenance go to
+      data/runs/vm-slice-trace-STAMP/ (or --out DIR). --workload pg-smoke
+      --pg-bin DIR traces the harness's smoke protocol on a patched PostgreSQL
+      build (slice_extension = all) instead of the micro-benchmark.
+      --from FILE analyses an already captured trace (tracefs text or
+      \`trace-cmd report -t\`) without booting; exit 2 with FILE:LINE when a line
+      cannot be read. --reanalyse DIR redoes the analysis files of a recorded
+      run from its raw/ files.
   accel [--kernel PATH]
       Say whether KVM works for this kernel (a short probe boot) or TCG is used.
 
@@ -186,6 +218,71 @@ export const vmCommand: Command = {
         }
         return r.vm.exitStatus === 0 ? 0 : 1;
       }
+      case "trace": {
+        const { values, positionals } = parseCommandArgs("vm", before, {
+          ...vmOptions,
+          threads: { type: "string" },
+          hogs: { type: "string" },
+          "cs-ns": { type: "string" },
+          duration: { type: "string" },
+          "slice-nsec": { type: "string" },
+          from: { type: "string" },
+          reanalyse: { type: "string" },
+          workload: { type: "string" },
+          "pg-bin": { type: "string" },
+        });
+        if (positionals.length > 0 || command.length > 0) throw new UserError("`vm trace` takes no command");
+        if (values.reanalyse !== undefined) {
+          const r = analyseRunDir(values.reanalyse);
+          if (values.json) printJson({ dir: values.reanalyse, crossCheck: r.crossCheck, analysis: analysisSummary(r.analysis) });
+          else {
+            process.stdout.write(sliceTraceReport(r.analysis));
+            for (const c of r.crossCheck) process.stdout.write(`  rseq/stats ${c.counter} ${c.stats} vs trace ${c.trace} (${c.traceIs})${c.stats === c.trace ? "" : "  MISMATCH"}\n`);
+          }
+          return 0;
+        }
+        if (values.from !== undefined) {
+          const a = analyseSliceTrace(parseSliceTrace(readTextFile(values.from), values.from));
+          if (values.json) printJson(a);
+          else process.stdout.write(sliceTraceReport(a));
+          return 0;
+        }
+        const builds = values.kernel ? [] : patchedKernelBuilds();
+        if (!values.kernel && builds.length === 0) {
+          throw new UserError(
+            "no cached kernel built from the slicelab tracepoint series (kernel-patches/linux/series/slicelab): run `slicelab kernel patch`, then `slicelab kernel configure --tree PATCHED` and `slicelab kernel build --tree PATCHED` (or pass --kernel PATH)",
+          );
+        }
+        const base = vmOpts({ ...(values as VmValues), kernel: values.kernel ?? builds[0]!.bzImage }, ["true"]);
+        const r = await runSliceTraceInVm({
+          kernel: base.kernel,
+          build: builds[0],
+          cpus: base.cpus,
+          memMiB: base.memMiB,
+          append: base.append,
+          threads: numberOption("threads", values.threads, 4),
+          hogs: numberOption("hogs", values.hogs, 4),
+          csNs: numberOption("cs-ns", values["cs-ns"], 2000),
+          durationS: numberOption("duration", values.duration, 5),
+          sliceNsec: values["slice-nsec"] === undefined ? undefined : numberOption("slice-nsec", values["slice-nsec"], 5000),
+          workload: workloadOption(values.workload),
+          pgBin: values["pg-bin"],
+          timeoutS: values.timeout ? numberOption("timeout", values.timeout, 600) : undefined,
+          outDir: values.out,
+          onConsole: base.onConsole,
+        });
+        if (values.json) printJson({ dir: r.dir, vm: r.vm, crossCheck: r.crossCheck, statsDelta: r.statsDelta?.counters ?? null, analysis: analysisSummary(r.analysis) });
+        else {
+          process.stdout.write(`traced run in ${r.dir} (${r.vm.accel.toUpperCase()}${r.vm.accel === "tcg" ? ": emulated CPU, durations are functional evidence only" : ""})\n`);
+          process.stdout.write(sliceTraceReport(r.analysis));
+          for (const c of r.crossCheck) process.stdout.write(`  rseq/stats ${c.counter} ${c.stats} vs trace ${c.trace} (${c.traceIs})${c.stats === c.trace ? "" : "  MISMATCH"}\n`);
+        }
+        if (r.vm.exitStatus !== 0) {
+          process.stderr.write(`slicelab vm: the workload exited with ${r.vm.exitStatus} in the VM (its trace is recorded in ${r.dir}; see raw/)\n`);
+          return 1;
+        }
+        return 0;
+      }
       case "accel": {
         const { values } = parseCommandArgs("vm", before, { kernel: { type: "string" }, json: { type: "boolean" } });
         const a = await chooseAccel(values.kernel ?? defaultKernelImage());
@@ -194,7 +291,7 @@ export const vmCommand: Command = {
         return 0;
       }
       default:
-        throw new UserError(`expected a subcommand (run, probe, micro, accel), found ${sub === undefined ? "none" : `"${sub}"`} (see \`slicelab vm --help\`)`);
+        throw new UserError(`expected a subcommand (run, probe, micro, trace, accel), found ${sub === undefined ? "none" : `"${sub}"`} (see \`slicelab vm --help\`)`);
     }
   },
 };
