@@ -7,8 +7,51 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { patchedKernelBuilds, runSliceTraceInVm } from "../src/vm/trace.js";
+import { parsePgParams, patchedKernelBuilds, pgBenchCommand, PG_DEFAULT_PROTOCOL, resolvePgWorkload, runSliceTraceInVm } from "../src/vm/trace.js";
+import { workloadOption } from "../src/cli/commands/vm.js";
+import { UserError } from "../src/util/errors.js";
 import { workDir } from "../src/util/paths.js";
+
+// Option parsing of `vm trace --workload pg` (no boot).
+test("--pg-param: NAME=VALUE pairs, later ones win; anything a shell would read specially is refused", () => {
+  assert.deepEqual(parsePgParams(undefined), {});
+  assert.deepEqual(parsePgParams(["clients=2", "duration=90", "clients=3", "shared_buffers=16MB"]), { clients: "3", duration: "90", shared_buffers: "16MB" });
+  for (const bad of ["clients", "=4", "clients=", "clients=4;reboot", "clients=$(id)", "cli ents=4", "duration=1 2"]) {
+    assert.throws(() => parsePgParams([bad]), UserError, bad);
+  }
+});
+
+test("--workload pg: the protocol's TCG defaults under the overrides, checked against the protocol file", () => {
+  const d = resolvePgWorkload(undefined);
+  assert.equal(d.protocol, PG_DEFAULT_PROTOCOL);
+  assert.equal(d.protocol, "sangappa-2024-locktable");
+  assert.deepEqual(d.params, { clients: "4", hogs: "2", threads: "2", duration: "60" });
+  assert.equal(d.runs, 1);
+  const o = resolvePgWorkload("sangappa-2024-locktable", { duration: "120", clients: "6" }, 2);
+  assert.deepEqual(o.params, { clients: "6", hogs: "2", threads: "2", duration: "120" });
+  assert.equal(o.runs, 2);
+  // The smoke protocol's workloads name their length "duration" (pgbench) and "time" (sysbench).
+  assert.equal(resolvePgWorkload("smoke").params.time, "30");
+  assert.throws(() => resolvePgWorkload("sangappa-2024-locktable", { scale: "1" }), /^UserError: --pg-param scale: protocol sangappa-2024-locktable has no parameter "scale"/);
+  assert.throws(() => resolvePgWorkload("no-such-protocol"), UserError);
+  assert.throws(() => resolvePgWorkload("../etc/passwd"), UserError);
+  assert.throws(() => resolvePgWorkload(undefined, {}, 0), /--pg-runs/);
+});
+
+test("--workload pg: the guest runs bench run with one patched variant, the parameters, no warm-up", () => {
+  const cmd = pgBenchCommand("/k/bin/slicelab.js", "/pg/bin", resolvePgWorkload(undefined, { duration: "90" }));
+  assert.match(cmd, /^node \/k\/bin\/slicelab\.js bench run sangappa-2024-locktable --out "\$O\/series" --runs 1 --warmup 0 /);
+  for (const p of ["clients=4", "hogs=2", "threads=2", "duration=90"]) assert.ok(cmd.includes(` --param ${p}`), p);
+  assert.ok(cmd.includes('--variant "on=bin=/pg/bin,setting:slice_extension=all,env:GLIBC_TUNABLES=glibc.pthread.rseq=0"'));
+  assert.ok(cmd.endsWith('> "$O/bench.log" 2>&1'));
+});
+
+test("--workload: micro (default), pg, pg-smoke", () => {
+  assert.equal(workloadOption(undefined), "micro");
+  assert.equal(workloadOption("pg"), "pg");
+  assert.equal(workloadOption("pg-smoke"), "pg-smoke");
+  assert.throws(() => workloadOption("pgbench"), UserError);
+});
 
 const enabled = process.env.SLICELAB_E2E === "1";
 const skip = enabled ? false : "set SLICELAB_E2E=1 (npm run test:e2e) to boot the patched kernel and trace a run";
@@ -30,6 +73,30 @@ test("traced micro-benchmark run: every grant the kernel counted is in the trace
     assert.equal(prov.environment.accel, r.vm.accel);
     assert.equal(prov.kernel.sliceExtNsec, 50000);
     assert.ok(existsSync(join(out, "raw", "trace-tracefs.txt")));
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test("traced PostgreSQL run (lock-table protocol sized for TCG): the workload completes and the trace reconciles with rseq/stats", { skip, timeout: 3600_000 }, async () => {
+  const builds = patchedKernelBuilds();
+  assert.ok(builds.length > 0, "no kernel built from kernel-patches/linux/series/slicelab");
+  const pgBin = process.env.SLICELAB_PG_PATCHED_BIN;
+  if (!pgBin) {
+    assert.fail("set SLICELAB_PG_PATCHED_BIN to the bin/ of a patched PostgreSQL build (slicelab postgres build --variant patched)");
+  }
+  const out = mkdtempSync(join(workDir(), "vm-trace-pg-e2e-"));
+  try {
+    const r = await runSliceTraceInVm({ kernel: builds[0]!.bzImage, build: builds[0], workload: "pg", pgBin, sliceNsec: 50000, outDir: out });
+    assert.equal(r.vm.exitStatus, 0, readFileSync(join(out, "raw", "bench.log"), "utf8"));
+    const rows = readFileSync(join(out, "raw", "series", "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(rows.length, 1);
+    assert.ok(rows[0].tps > 0, JSON.stringify(rows[0]));
+    assert.ok(r.analysis.tracepoints.grants > 0, JSON.stringify(r.analysis.tracepoints));
+    for (const c of r.crossCheck) assert.equal(c.trace, c.stats, `${c.counter}: trace ${c.trace} vs rseq/stats ${c.stats}`);
+    const prov = JSON.parse(readFileSync(join(out, "provenance.json"), "utf8"));
+    assert.equal(prov.protocol.protocol, "sangappa-2024-locktable");
+    assert.equal(prov.protocol.params.duration, "60");
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

@@ -19,6 +19,7 @@ import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { kitInfo, hostInfo } from "../bench/provenance.js";
+import { loadProtocol, resolveWorkloads } from "../bench/protocol.js";
 import { buildMicro, type MicroRun } from "../micro/driver.js";
 import { readBuildRecord, type BuildRecord } from "../kernel/build.js";
 import { sha256File } from "../kernel/fetch.js";
@@ -29,7 +30,7 @@ import { analyseSliceTrace, parseSliceTrace, type SliceTrace, type SliceTraceAna
 import { ParseError, UserError } from "../util/errors.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { repoRoot } from "../util/paths.js";
-import { runVm, type VmResult } from "./qemu.js";
+import { runVm, type Accel, type VmResult } from "./qemu.js";
 
 /** sha256 over the series' patch names and contents, as `slicelab kernel patch` computes it. */
 export function seriesSha256(dir = defaultSeriesDir()): string {
@@ -105,6 +106,78 @@ exit $rc
 `;
 }
 
+/**
+ * Protocol parameters that fit a 2-vCPU TCG guest on a busy host: few clients
+ * (each backend's connection setup alone takes seconds when emulated) and runs
+ * long enough that transactions complete after the clients have connected —
+ * the smoke protocol's 2 s runs with 8 clients processed 0 transactions there
+ * (data/runs/vm-slice-trace-20261130T045713Z). `--pg-param` overrides them.
+ */
+export const PG_TCG_DEFAULTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  "sangappa-2024-locktable": { clients: "4", hogs: "2", threads: "2", duration: "60" },
+  "rostedt-2023": { scale: "1", clients: "4", threads: "2", duration: "60" },
+  smoke: { clients: "4", threads: "2", duration: "30", time: "30" },
+};
+
+export const PG_DEFAULT_PROTOCOL = "sangappa-2024-locktable";
+
+/** The harness run of a `pg` workload: protocol, its parameters (TCG defaults + overrides), runs. */
+export interface PgWorkload {
+  protocol: string;
+  params: Record<string, string>;
+  runs: number;
+}
+
+const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const PARAM_VALUE = /^[A-Za-z0-9_.+-]+$/;
+
+/**
+ * `--pg-param NAME=VALUE` (repeatable) into a map. Values go into the guest's
+ * shell command line, so only plain tokens (numbers, sizes like 16MB, names)
+ * are accepted.
+ */
+export function parsePgParams(list: readonly string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const kv of list ?? []) {
+    const i = kv.indexOf("=");
+    const name = i > 0 ? kv.slice(0, i) : "";
+    const value = i > 0 ? kv.slice(i + 1) : "";
+    if (!PARAM_NAME.test(name) || !PARAM_VALUE.test(value)) {
+      throw new UserError(`--pg-param: expected NAME=VALUE (letters, digits, _ . + -), found "${kv}"`);
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * The protocol's TCG defaults under the user's overrides, checked against the
+ * protocol on the host (unknown protocol or parameter: UserError before any boot).
+ */
+export function resolvePgWorkload(protocol: string | undefined, overrides: Record<string, string> = {}, runs = 1, guestCpus = 2): PgWorkload {
+  const name = protocol ?? PG_DEFAULT_PROTOCOL;
+  if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw new UserError(`--pg-protocol: expected a protocol name (slicelab bench list), found "${name}"`);
+  if (!Number.isInteger(runs) || runs < 1) throw new UserError(`--pg-runs expects an integer ≥ 1, found ${runs}`);
+  const params = { ...(PG_TCG_DEFAULTS[name] ?? {}), ...overrides };
+  // Resolving the workloads validates every parameter name against the protocol.
+  try {
+    resolveWorkloads(loadProtocol(name), guestCpus, params);
+  } catch (err) {
+    if (err instanceof UserError && err.message.startsWith("--param ")) throw new UserError(`--pg-param ${err.message.slice("--param ".length)}`);
+    throw err;
+  }
+  return { protocol: name, params, runs };
+}
+
+/** The command the guest runs for a `pg` workload (one variant: the patched build, slice_extension = all). */
+export function pgBenchCommand(cli: string, pgBin: string, w: PgWorkload): string {
+  const params = Object.entries(w.params)
+    .map(([k, v]) => ` --param ${k}=${v}`)
+    .join("");
+  // glibc 2.36 registers a 32-byte rseq area: the patched server registers its own with glibc's switched off.
+  return `node ${cli} bench run ${w.protocol} --out "$O/series" --runs ${w.runs} --warmup 0${params} --variant "on=bin=${pgBin},setting:slice_extension=all,env:GLIBC_TUNABLES=glibc.pthread.rseq=0" > "$O/bench.log" 2>&1`;
+}
+
 export interface SliceTraceOptions {
   kernel: string;
   /** The build record of that kernel (provenance), when known. */
@@ -112,6 +185,8 @@ export interface SliceTraceOptions {
   cpus?: number;
   memMiB?: number;
   append?: string;
+  /** kvm, tcg or auto (default: auto, the cached KVM probe decides). */
+  accel?: Accel | "auto";
   threads?: number;
   hogs?: number;
   csNs?: number;
@@ -122,9 +197,15 @@ export interface SliceTraceOptions {
    * What runs while tracing: the micro-benchmark (default), or the harness's
    * smoke protocol on a patched PostgreSQL build with slice_extension = all.
    */
-  workload?: "micro" | "pg-smoke";
-  /** bin/ of the patched PostgreSQL build (workload pg-smoke). */
+  workload?: "micro" | "pg-smoke" | "pg";
+  /** bin/ of the patched PostgreSQL build (workloads pg-smoke and pg). */
   pgBin?: string;
+  /** Workload pg: the harness protocol (default sangappa-2024-locktable). */
+  pgProtocol?: string;
+  /** Workload pg: parameter overrides on top of PG_TCG_DEFAULTS for the protocol. */
+  pgParams?: Record<string, string>;
+  /** Workload pg: measured runs (default 1; no warm-up run). */
+  pgRuns?: number;
   /** Per-CPU ring buffer size in KiB. */
   bufferKb?: number;
   timeoutS?: number;
@@ -174,7 +255,9 @@ export async function runSliceTraceInVm(o: SliceTraceOptions): Promise<SliceTrac
   const csNs = o.csNs ?? 2000;
   const durationS = o.durationS ?? 5;
   const cpus = o.cpus ?? 2;
-  if (threads + hogs <= cpus) throw new UserError(`--threads ${threads} + --hogs ${hogs} must exceed --cpus ${cpus}: the run must be oversubscribed for grants to matter`);
+  const kind = o.workload ?? "micro";
+  const pg = kind === "pg" ? resolvePgWorkload(o.pgProtocol, o.pgParams, o.pgRuns ?? 1, cpus) : null;
+  if (kind !== "pg" && threads + hogs <= cpus) throw new UserError(`--threads ${threads} + --hogs ${hogs} must exceed --cpus ${cpus}: the run must be oversubscribed for grants to matter`);
   const micro = await buildMicro();
   const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "Z");
   const dir = o.outDir ?? join(repoRoot(), "data", "runs", `vm-slice-trace-${stamp}`);
@@ -182,18 +265,20 @@ export async function runSliceTraceInVm(o: SliceTraceOptions): Promise<SliceTrac
   mkdirSync(raw, { recursive: true });
   if (readdirSync(raw).length > 0) throw new UserError(`${raw}: not empty; choose a new --out directory`);
   const cli = join(repoRoot(), "bin", "slicelab.js");
-  const kind = o.workload ?? "micro";
-  if (kind === "pg-smoke" && (!o.pgBin || !existsSync(join(o.pgBin, "postgres")))) {
+  if (kind !== "micro" && (!o.pgBin || !existsSync(join(o.pgBin, "postgres")))) {
     throw new UserError(`--pg-bin ${o.pgBin ?? "(none)"}: expected the bin/ directory of a patched PostgreSQL build (slicelab postgres build --variant patched)`);
   }
   const workload =
     kind === "micro"
       ? `node ${cli} micro run --threads ${threads} --hogs ${hogs} --cs-ns ${csNs} --duration ${durationS} --extension on --json > "$O/micro.json" 2> "$O/micro.err"`
+      : pg
+      ? pgBenchCommand(cli, o.pgBin!, pg)
       : // glibc 2.36 registers a 32-byte rseq area: the patched server registers its own with glibc's switched off.
         `node ${cli} bench run smoke --out "$O/series" --variant "on=bin=${o.pgBin},setting:slice_extension=all,env:GLIBC_TUNABLES=glibc.pthread.rseq=0" > "$O/bench.log" 2>&1`;
   const script = guestTraceScript({ workload, sliceNsec: o.sliceNsec, bufferKb: o.bufferKb ?? 16384 });
   const vm = await runVm({
     kernel: o.kernel,
+    accel: o.accel,
     cpus,
     memMiB: o.memMiB ?? 2048,
     // no_timer_check: a loaded host makes TCG too slow for the IO-APIC timer check at boot (it panics).
@@ -262,6 +347,17 @@ export async function runSliceTraceInVm(o: SliceTraceOptions): Promise<SliceTrac
     protocol:
       kind === "micro"
         ? { workload: "slicelab micro run --extension on", threads, hogs, csNs, durationS, microBinarySha256: micro.sourceSha256 }
+        : pg
+        ? {
+            workload: `slicelab bench run ${pg.protocol}, patched PostgreSQL, slice_extension = all`,
+            protocol: pg.protocol,
+            params: pg.params,
+            runs: pg.runs,
+            warmup: 0,
+            pgBin: o.pgBin,
+            series: "raw/series",
+            command: pgBenchCommand("bin/slicelab.js", o.pgBin!, pg),
+          }
         : { workload: "slicelab bench run smoke, patched PostgreSQL, slice_extension = all", pgBin: o.pgBin, series: "raw/series" },
     host: hostInfo(),
     kit: kitInfo(),

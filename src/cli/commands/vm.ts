@@ -6,13 +6,13 @@ import { defaultKernelImage } from "../../kernel/ensure.js";
 import { buildProbe, parseProbeOutput, sliceStatsDelta } from "../../vm/probe.js";
 import { runMicroAbInVm } from "../../vm/experiments.js";
 import { cachedKernel } from "../../kernel/ensure.js";
-import { analyseRunDir, analysisSummary, patchedKernelBuilds, runSliceTraceInVm, sliceTraceReport } from "../../vm/trace.js";
+import { analyseRunDir, analysisSummary, parsePgParams, patchedKernelBuilds, resolvePgWorkload, runSliceTraceInVm, sliceTraceReport } from "../../vm/trace.js";
 import { analyseSliceTrace, parseSliceTrace } from "../../parse/slice-trace.js";
 import { readFileSync } from "node:fs";
 
-function workloadOption(v: string | undefined): "micro" | "pg-smoke" {
-  if (v === undefined || v === "micro" || v === "pg-smoke") return v ?? "micro";
-  throw new UserError(`--workload expects micro or pg-smoke, got "${v}"`);
+export function workloadOption(v: string | undefined): "micro" | "pg-smoke" | "pg" {
+  if (v === undefined || v === "micro" || v === "pg-smoke" || v === "pg") return v ?? "micro";
+  throw new UserError(`--workload expects micro, pg or pg-smoke, got "${v}"`);
 }
 
 function readTextFile(path: string): string {
@@ -45,6 +45,7 @@ const usage = `usage: slicelab vm SUBCOMMAND [OPTIONS] [--json]
       to data/runs/vm-micro-STAMP/ (or --out DIR); prints the throughput
       comparison with its confidence interval.
   trace [VM OPTIONS] [--threads T] [--hogs H] [--cs-ns L] [--duration S] [--slice-nsec N]
+        [--workload micro|pg|pg-smoke] [--pg-bin DIR] [--pg-protocol P] [--pg-param K=V]… [--pg-runs N]
       Grant durations two ways on one traced run: the micro-benchmark with the
       extension on (oversubscribed; 4 threads, 4 hogs, 2000 ns, 5 s) while
       tracefs records our rseq_slice_* tracepoints and the enforcement timer's
@@ -54,7 +55,18 @@ const usage = `usage: slicelab vm SUBCOMMAND [OPTIONS] [--json]
       Raw trace, analysis, histograms and provenance go to
       data/runs/vm-slice-trace-STAMP/ (or --out DIR). --workload pg-smoke
       --pg-bin DIR traces the harness's smoke protocol on a patched PostgreSQL
-      build (slice_extension = all) instead of the micro-benchmark.
+      build (slice_extension = all) instead of the micro-benchmark, as the
+      protocol defines it (2 s runs: too short under TCG, see below).
+      --workload pg --pg-bin DIR traces one harness protocol sized for the VM:
+      --pg-protocol P (default sangappa-2024-locktable: clients in a short
+      transaction on one contended table lock, plus CPU hogs), --pg-runs N
+      measured runs (default 1, no warm-up), and the protocol's parameters set
+      for a 2-vCPU TCG guest — locktable: clients=4 hogs=2 threads=2
+      duration=60; rostedt-2023: scale=1 clients=4 threads=2 duration=60;
+      smoke: clients=4 threads=2 duration=30 time=30 — each overridable with
+      --pg-param NAME=VALUE (repeat; \`slicelab bench show P\` lists them).
+      Under TCG a backend needs seconds to connect, and 2 s pgbench runs can
+      end with 0 transactions.
       --from FILE analyses an already captured trace (tracefs text or
       \`trace-cmd report -t\`) without booting; exit 2 with FILE:LINE when a line
       cannot be read. --reanalyse DIR redoes the analysis files of a recorded
@@ -230,6 +242,9 @@ export const vmCommand: Command = {
           reanalyse: { type: "string" },
           workload: { type: "string" },
           "pg-bin": { type: "string" },
+          "pg-protocol": { type: "string" },
+          "pg-param": { type: "string", multiple: true },
+          "pg-runs": { type: "string" },
         });
         if (positionals.length > 0 || command.length > 0) throw new UserError("`vm trace` takes no command");
         if (values.reanalyse !== undefined) {
@@ -247,6 +262,14 @@ export const vmCommand: Command = {
           else process.stdout.write(sliceTraceReport(a));
           return 0;
         }
+        const workload = workloadOption(values.workload);
+        if (workload !== "pg" && (values["pg-protocol"] !== undefined || values["pg-param"] !== undefined || values["pg-runs"] !== undefined)) {
+          throw new UserError("--pg-protocol, --pg-param and --pg-runs go with --workload pg");
+        }
+        const pgParams = parsePgParams(values["pg-param"]);
+        const pgRuns = numberOption("pg-runs", values["pg-runs"], 1);
+        // Checked before the boot: an unknown protocol or parameter fails here, not in the guest.
+        if (workload === "pg") resolvePgWorkload(values["pg-protocol"], pgParams, pgRuns, numberOption("cpus", values.cpus, 2));
         const builds = values.kernel ? [] : patchedKernelBuilds();
         if (!values.kernel && builds.length === 0) {
           throw new UserError(
@@ -260,13 +283,17 @@ export const vmCommand: Command = {
           cpus: base.cpus,
           memMiB: base.memMiB,
           append: base.append,
+          accel: base.accel,
           threads: numberOption("threads", values.threads, 4),
           hogs: numberOption("hogs", values.hogs, 4),
           csNs: numberOption("cs-ns", values["cs-ns"], 2000),
           durationS: numberOption("duration", values.duration, 5),
           sliceNsec: values["slice-nsec"] === undefined ? undefined : numberOption("slice-nsec", values["slice-nsec"], 5000),
-          workload: workloadOption(values.workload),
+          workload,
           pgBin: values["pg-bin"],
+          pgProtocol: values["pg-protocol"],
+          pgParams,
+          pgRuns,
           timeoutS: values.timeout ? numberOption("timeout", values.timeout, 600) : undefined,
           outDir: values.out,
           onConsole: base.onConsole,
