@@ -11,6 +11,7 @@ import type { CollectorOutput } from "./index.js";
 import type { CtxswResult } from "./ctxsw.js";
 import type { PgWaitsSummary } from "./pg-waits.js";
 import type { PerfLockContention } from "../parse/perf-lock.js";
+import type { LockStat } from "../parse/proc-lock-stat.js";
 
 /** The series directories under `root` whose name starts with `prefix` (default "collect-"), sorted. */
 export function collectedSeriesDirs(root: string, prefix = "collect-"): string[] {
@@ -19,6 +20,23 @@ export function collectedSeriesDirs(root: string, prefix = "collect-"): string[]
     .filter((d) => d.startsWith(prefix) && existsSync(join(root, d, "series.json")))
     .sort()
     .map((d) => join(root, d));
+}
+
+/**
+ * The series of collected VM boots: `root/PREFIX…/BOOT/series` (one directory per
+ * `slicelab vm run` of src/collect/vm-lockstat-guest.sh, e.g. data/runs/vm-lockstat-20261130/plain-1/series),
+ * sorted; boots whose series holds no series.json (failed before the first run) are left out.
+ */
+export function collectedVmSeriesDirs(root: string, prefix = "vm-lockstat-"): string[] {
+  if (!existsSync(root)) return [];
+  const out: string[] = [];
+  for (const d of readdirSync(root).filter((x) => x.startsWith(prefix)).sort()) {
+    const top = join(root, d);
+    for (const boot of readdirSync(top, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()) {
+      if (existsSync(join(top, boot, "series", "series.json"))) out.push(join(top, boot, "series"));
+    }
+  }
+  return out;
 }
 
 interface RunWorkload {
@@ -215,4 +233,91 @@ export function topLocks(dir: string, opts: { variant?: string; workload?: strin
     .sort((a, b) => b.waitTotalNs - a.waitTotalNs || a.caller.localeCompare(b.caller))
     .slice(0, opts.limit ?? 10)
     .map((g) => ({ caller: g.caller, type: g.type, runs: g.runs.size, contended: g.contended, waitTotalNs: g.waitTotalNs, sharePct: total > 0 ? (100 * g.waitTotalNs) / total : 0 }));
+}
+
+export interface RseqSliceRow {
+  id: string;
+  run: number;
+  variant: string;
+  warmup: boolean;
+  workload: string;
+  tps: number;
+  seconds: number;
+  /** Kernel counters over the workload (rseq/stats after − before; system-wide in the guest). */
+  sgrant: number;
+  sexpir: number;
+  srevok: number;
+  syield: number;
+  sabort: number;
+  /** The patched PostgreSQL's own counters over the workload (slice_extension_stats), when it reported them. */
+  pgRequests: number | null;
+  pgGrants: number | null;
+  pgYields: number | null;
+  pgRevoked: number | null;
+}
+
+/** One row per run × workload: slice-extension grants, expiries, revocations, yields and aborts (rseq-stats). */
+export function rseqSliceRows(dir: string): RseqSliceRow[] {
+  return outputsOf(dir, "rseq-stats").map((r) => {
+    const p = r.output.parsed as { diff: Record<string, number>; sliceExtension: boolean };
+    const pg = r.workload.sliceExtension?.countersDelta ?? null;
+    const k = (name: string) => p.diff[name] ?? 0;
+    return {
+      ...base(r),
+      tps: r.workload.tps,
+      seconds: r.workload.seconds,
+      sgrant: k("sgrant"),
+      sexpir: k("sexpir"),
+      srevok: k("srevok"),
+      syield: k("syield"),
+      sabort: k("sabort"),
+      pgRequests: pg?.requests ?? null,
+      pgGrants: pg?.grants ?? null,
+      pgYields: pg?.yields ?? null,
+      pgRevoked: pg?.revoked ?? null,
+    };
+  });
+}
+
+export interface LockClassRow {
+  name: string;
+  contentions: number;
+  waittimeTotalUs: number;
+  acquisitions: number;
+  holdtimeTotalUs: number;
+  /** The row's most frequent contention point (where waiters waited), when the class was contended. */
+  topPoint: string | null;
+}
+
+/** The classes of one /proc/lock_stat snapshot with the most contentions (read and write rows summed). */
+export function topLockClasses(ls: LockStat, limit = 10): LockClassRow[] {
+  return ls.classes
+    .map((c) => {
+      const sum = (f: (r: (typeof c.rows)[number]) => number) => c.rows.reduce((a, r) => a + f(r), 0);
+      const points = c.points.filter((p) => p.role === "contention").sort((a, b) => b.count - a.count);
+      return {
+        name: c.name,
+        contentions: sum((r) => r.contentions),
+        waittimeTotalUs: sum((r) => r.waittimeTotalUs),
+        acquisitions: sum((r) => r.acquisitions),
+        holdtimeTotalUs: sum((r) => r.holdtimeTotalUs),
+        topPoint: points[0]?.symbol ?? null,
+      };
+    })
+    .sort((a, b) => b.contentions - a.contentions || b.waittimeTotalUs - a.waittimeTotalUs || a.name.localeCompare(b.name))
+    .slice(0, limit);
+}
+
+export interface LockStatRunRow extends LockClassRow {
+  id: string;
+  run: number;
+  variant: string;
+  warmup: boolean;
+  workload: string;
+  seconds: number;
+}
+
+/** One row per run × workload × lock class among the `limit` most contended of that snapshot (lockstat). */
+export function lockStatRunRows(dir: string, limit = 10): LockStatRunRow[] {
+  return outputsOf(dir, "lockstat").flatMap((r) => topLockClasses(r.output.parsed as LockStat, limit).map((c) => ({ ...base(r), seconds: r.workload.seconds, ...c })));
 }

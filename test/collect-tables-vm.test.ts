@@ -1,0 +1,51 @@
+// Tidy tables of the VM views of notebook 06 (src/collect/tables.ts): lock_stat top classes from
+// the kernel documentation's capture, and the collected VM series committed under data/runs/vm-lockstat-*.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { repoRoot } from "../src/util/paths.js";
+import { parseProcLockStat } from "../src/parse/proc-lock-stat.js";
+import { collectedVmSeriesDirs, ctxswRows, lockStatRunRows, rseqSliceRows, topLockClasses } from "../src/collect/tables.js";
+
+const root = repoRoot();
+
+test("topLockClasses: the documentation's capture, read and write rows of a class summed", () => {
+  const ls = parseProcLockStat(readFileSync(join(root, "test/fixtures/proc-lock-stat/doc-example.txt"), "utf8"), "doc-example.txt");
+  const top = topLockClasses(ls, 3);
+  assert.deepEqual(top.map((c) => [c.name, c.contentions]), [["&rq->lock", 13128], ["&rq->lock/1", 11488], ["&mm->mmap_sem", 184]]);
+  assert.equal(top[0]!.topPoint, "task_rq_lock+0x43/0x75");
+  assert.equal(top[1]!.topPoint, "double_rq_lock+0x4f/0x54");
+  assert.ok(Math.abs(top[2]!.waittimeTotalUs - (16371.53 + 325629.52)) < 1e-6);
+  assert.equal(topLockClasses(ls).length, 4);
+});
+
+const vmSeries = collectedVmSeriesDirs(join(root, "data/runs"));
+
+test("collected VM series: rseq-stats rows per run and workload, extension off requests nothing", { skip: vmSeries.length === 0 ? "no data/runs/vm-lockstat-*/BOOT/series committed" : false }, () => {
+  for (const dir of vmSeries) {
+    const rows = rseqSliceRows(dir);
+    assert.ok(rows.length > 0, `${dir}: no rseq-stats output`);
+    for (const r of rows) {
+      assert.ok(r.sgrant >= 0 && r.sexpir >= 0 && r.srevok >= 0 && r.syield >= 0 && r.sabort >= 0);
+      // every grant ends one way: expired, revoked, yielded or aborted by another syscall; the
+      // kernel counts the end when it happens, so a window can hold ends of grants made before it
+      if (r.variant === "off") {
+        assert.equal(r.pgRequests, 0, `${dir} ${r.id} ${r.workload}: slice_extension=off made requests`);
+        // nothing else in the guest requests extensions: no request, no grant
+        assert.equal(r.sgrant, 0, `${dir} ${r.id} ${r.workload}: grants with slice_extension=off`);
+      } else if (r.variant === "on") {
+        assert.ok(r.sgrant > 0, `${dir} ${r.id} ${r.workload}: no kernel grant with slice_extension=all`);
+      }
+    }
+    const on = rows.filter((r) => r.variant === "on");
+    assert.ok(on.some((r) => (r.pgRequests ?? 0) > 0), `${dir}: no run with slice_extension=all requested an extension`);
+    const cs = ctxswRows(dir);
+    assert.equal(cs.length, rows.length, `${dir}: ctxsw and rseq-stats ran around the same workloads`);
+    const kernelTxt = readFileSync(join(dir, "..", "kernel.txt"), "utf8");
+    const lock = lockStatRunRows(dir);
+    if (/^lock_stat: present/m.test(kernelTxt)) assert.ok(lock.length > 0, `${dir}: lock_stat kernel but no lockstat output`);
+    else assert.equal(lock.length, 0);
+    assert.ok(existsSync(join(dir, "provenance.json")));
+  }
+});
