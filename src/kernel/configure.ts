@@ -22,7 +22,7 @@ import {
   readDotConfig,
   type ConfigEntry,
 } from "./kconfig.js";
-import { kernelCacheDir, type KernelTree } from "./tree.js";
+import { kernelCacheDir, treeVersion, type KernelTree } from "./tree.js";
 
 /** The kit's fragments, by short name (kernel-patches/linux/<name>.config). */
 export function fragmentPath(name: string): string {
@@ -103,10 +103,54 @@ export function verifyConfig(treeDir: string, dotConfig: string, requested: Conf
   return missing;
 }
 
+/**
+ * Options our fragments ask for that older kernels do not have: the mainline
+ * release that added each one and what to use instead on an older tree.
+ */
+export const OPTION_INTRODUCED: Readonly<Record<string, { version: string; what: string; instead: string }>> = {
+  RSEQ_SLICE_EXTENSION: {
+    version: "7.0",
+    what: "the rseq time-slice extension",
+    instead: "build a 7.x tree for it; a 6.x reference kernel takes the preempt-ref fragment instead of slice-ext",
+  },
+  PREEMPT_LAZY: {
+    version: "6.13",
+    what: "the lazy preemption model",
+    instead: "on older trees boot with preempt=none|voluntary|full (PREEMPT_DYNAMIC)",
+  },
+};
+
+/** The sentence for an option that no Kconfig file of the tree defines. */
+function undefinedOptionReason(treeDir: string, name: string): string {
+  let version: string | undefined;
+  try {
+    version = treeVersion(treeDir);
+  } catch {
+    version = undefined;
+  }
+  const head = `CONFIG_${name} is not defined by any Kconfig file in ${treeDir}${version ? ` (Linux ${version})` : ""}`;
+  const known = OPTION_INTRODUCED[name];
+  if (known && version && compareVersions(version, known.version) < 0) {
+    return `${head}: ${known.what} was added in Linux ${known.version}; ${known.instead}`;
+  }
+  return `${head} (renamed or removed in this version, or added after it?)`;
+}
+
+/** Compares dotted kernel versions numerically by their leading numbers ("6.1.176" < "7.0"). */
+export function compareVersions(a: string, b: string): number {
+  const nums = (v: string): number[] => (/^\d+(\.\d+)*/.exec(v)?.[0] ?? "0").split(".").map(Number);
+  const [x, y] = [nums(a), nums(b)];
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0);
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return 0;
+}
+
 /** Reads Kconfig to say why `e` did not get its value. */
 export function explainMissing(treeDir: string, config: Map<string, string>, e: ConfigEntry): string[] {
   const defs = findKconfigDefinitions(treeDir, e.name);
-  if (defs.length === 0) return [`CONFIG_${e.name} is not defined by any Kconfig file in ${treeDir} (renamed or removed in this version?)`];
+  if (defs.length === 0) return [undefinedOptionReason(treeDir, e.name)];
   const need = e.value === "m" ? 1 : e.value === "n" ? 0 : 2;
   const reasons: string[] = [];
   for (const d of defs) {

@@ -1,7 +1,8 @@
 /**
- * `slicelab kernel fetch`: a Linux source tree from Debian sid's
+ * `slicelab kernel fetch`: a Linux source tree from a Debian suite's
  * linux-source-X.Y binary package (through the kit's private apt
- * configuration), from a kernel.org tarball, or from a git work tree.
+ * configuration: sid gives 7.x, bookworm 6.1 for the pre-7.0 reference), from
+ * a kernel.org tarball, or from a git work tree.
  */
 import { createHash } from "node:crypto";
 import { createReadStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
@@ -44,12 +45,25 @@ async function extractTarball(tarball: string, name: string): Promise<string> {
 export interface FetchOptions {
   /** A kernel tarball or a git work tree; default: Debian sid's linux-source package. */
   source?: string;
-  /** Debian suite for the private apt configuration (default sid). */
+  /** Debian suite for the private apt configuration (default sid; bookworm gives linux-source-6.1). */
   suite?: string;
+  /**
+   * Whether the fetched tree becomes the current one (kernel/current.json), the
+   * default tree of `configure`, `build` and `slicelab vm` (default true). A
+   * reference tree (e.g. bookworm's 6.1 next to the 7.x one) is fetched with
+   * false and named with `--tree` afterwards.
+   */
+  makeCurrent?: boolean;
+  /**
+   * Debian source only: use the private apt configuration's package lists and
+   * the .deb already in kernel/debs without going to the network (no
+   * `apt-get update`, no download); fails naming what is missing.
+   */
+  offline?: boolean;
   log?: (line: string) => void;
 }
 
-/** Fetches (or reuses) a source tree and records where it came from; it becomes the current tree. */
+/** Fetches (or reuses) a source tree and records where it came from; unless told otherwise it becomes the current tree. */
 export async function fetchKernel(opts: FetchOptions = {}): Promise<KernelTree> {
   const log = opts.log ?? (() => {});
   let tree: KernelTree;
@@ -74,10 +88,19 @@ export async function fetchKernel(opts: FetchOptions = {}): Promise<KernelTree> 
   } else {
     const suite = opts.suite ?? "sid";
     const apt = privateApt(suite);
-    log(`apt-get update (private ${suite} configuration, at most daily)`);
-    await updatePrivateApt(apt);
+    if (opts.offline) {
+      log(`offline: using the package lists already in ${apt.root}`);
+    } else {
+      log(`apt-get update (private ${suite} configuration, at most daily)`);
+      await updatePrivateApt(apt);
+    }
     const debVersion = await sourceVersion(apt, "linux");
-    if (!debVersion) throw new UserError(`no "linux" source package found in Debian ${suite} (private apt configuration ${apt.root})`);
+    if (!debVersion) {
+      throw new UserError(
+        `no "linux" source package found in Debian ${suite} (private apt configuration ${apt.root})` +
+          (opts.offline ? ": offline, and its package lists hold none; fetch once without offline" : ""),
+      );
+    }
     const [maj, min] = majorMinor(debVersion);
     const pkg = `linux-source-${maj}.${min}`;
     const name = `linux-${debVersion}`;
@@ -86,6 +109,7 @@ export async function fetchKernel(opts: FetchOptions = {}): Promise<KernelTree> 
     const debName = `${pkg}_${debVersion.replace(/^\d+:/, "")}_all.deb`;
     let deb = join(debs, debName);
     if (!existsSync(deb)) {
+      if (opts.offline) throw new UserError(`offline: ${deb} is not in the cache; fetch ${pkg}=${debVersion} once without offline`);
       log(`apt-get download ${pkg}=${debVersion}`);
       deb = join(debs, await downloadBinary(apt, `${pkg}=${debVersion}`, debs));
     }
@@ -120,6 +144,6 @@ export async function fetchKernel(opts: FetchOptions = {}): Promise<KernelTree> 
       };
     }
   }
-  saveTree(tree);
+  saveTree(tree, opts.makeCurrent ?? true);
   return tree;
 }

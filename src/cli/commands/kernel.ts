@@ -12,11 +12,13 @@ import { formatPlan, planInstall, probeHost, runInstall } from "../../kernel/ins
 
 const usage = `usage: slicelab kernel SUBCOMMAND [OPTIONS] [--json]
 
-  fetch [--source TARBALL|GITDIR] [--suite SUITE]
+  fetch [--source TARBALL|GITDIR] [--suite SUITE] [--no-current] [--offline]
       Get a Linux source tree: by default Debian's linux-source-X.Y package from
       SUITE (default sid) through the kit's private apt configuration; or a
       kernel.org tarball, or a git work tree (used in place). The version and
-      the sha256 of what was fetched are recorded; the tree becomes current.
+      the sha256 of what was fetched are recorded; the tree becomes current
+      unless --no-current (e.g. a 6.x reference: --suite bookworm --no-current).
+      --offline uses only the cached package lists and .deb, never the network.
   configure [--fragment NAME|PATH]… [--base small|defconfig|CONFIG] [--tree DIR]
       Merge config fragments (default: ${DEFAULT_FRAGMENTS.join(", ")}; names refer to
       kernel-patches/linux/NAME.config) onto a base config with
@@ -74,9 +76,14 @@ export const kernelCommand: Command = {
         const { values } = parseCommandArgs("kernel", rest, {
           source: { type: "string" },
           suite: { type: "string" },
+          "no-current": { type: "boolean" },
+          offline: { type: "boolean" },
           json: { type: "boolean" },
         });
-        const tree = await fetchKernel({ source: values.source, suite: values.suite, log });
+        const tree = await fetchKernel({
+          source: values.source, suite: values.suite, log,
+          makeCurrent: !values["no-current"], offline: values.offline === true,
+        });
         if (values.json) printJson(tree);
         else process.stdout.write(`${tree.dir}\nversion ${tree.version} (${tree.origin}${tree.debianVersion ? ` ${tree.debianPackage} ${tree.debianVersion}` : ""})${tree.sha256 ? ` sha256 ${tree.sha256}` : ""}${tree.gitCommit ? ` commit ${tree.gitCommit}${tree.gitDirty ? " (dirty)" : ""}` : ""}\n`);
         return 0;
