@@ -1,6 +1,8 @@
 /** Shared plumbing of the perf-based collectors: availability, permissions, recording. */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, openSync, closeSync, readFileSync } from "node:fs";
+import { spawn, spawnSync, execFileSync, type ChildProcess } from "node:child_process";
+import { existsSync, openSync, closeSync, readFileSync, writeSync, rmSync, constants } from "node:fs";
+import { Socket } from "node:net";
+import { dirname, join } from "node:path";
 import type { CheckResult } from "./index.js";
 import { addShutdownHook } from "../postgres/cluster.js";
 
@@ -40,10 +42,33 @@ export interface Recording {
   exited: Promise<number | null>;
 }
 
-/** Starts `perf ARGS…` with stdout/stderr appended to logPath; returns once perf is running. */
-export async function startPerf(perf: string, args: string[], logPath: string): Promise<Recording> {
+/**
+ * Starts `perf ARGS…` (a `record` or `lock record` command) with stdout/stderr appended to logPath;
+ * returns once perf is recording. perf starts with its events disabled (`-D -1`) and a control FIFO
+ * (`--control fifo:CTL,ACK`): the kit sends `enable` and waits for perf's `ack`, which perf sends
+ * only after its set-up (on a loaded machine, synthesising every process's maps takes a second or
+ * more), so the workload that follows is recorded from its first instant.
+ */
+export async function startPerf(perf: string, args: string[], logPath: string, readyTimeoutMs = 120_000): Promise<Recording> {
+  const at = args.indexOf("record");
+  if (at < 0) throw new Error(`startPerf: expected a perf record command, found perf ${args.join(" ")}`);
+  const base = join(dirname(logPath), `.perf-control-${process.pid}-${Date.now()}`);
+  const ctl = `${base}.ctl`;
+  const ack = `${base}.ack`;
+  execFileSync("mkfifo", [ctl, ack]);
+  // O_RDWR: opening a FIFO this way never blocks, and holding a writer keeps the ack end from EOF.
+  const ctlFd = openSync(ctl, constants.O_RDWR | constants.O_NONBLOCK);
+  const ackFd = openSync(ack, constants.O_RDWR | constants.O_NONBLOCK);
+  const ackSocket = new Socket({ fd: ackFd, readable: true, writable: false });
+  const cleanup = () => {
+    ackSocket.destroy();
+    try { closeSync(ctlFd); } catch { /* already closed */ }
+    rmSync(ctl, { force: true });
+    rmSync(ack, { force: true });
+  };
+  const fullArgs = [...args.slice(0, at + 1), "-D", "-1", "--control", `fifo:${ctl},${ack}`, ...args.slice(at + 1)];
   const fd = openSync(logPath, "a");
-  const child = spawn(perf, args, { stdio: ["ignore", fd, fd] });
+  const child = spawn(perf, fullArgs, { stdio: ["ignore", fd, fd] });
   closeSync(fd);
   const exited = new Promise<number | null>((resolve, reject) => {
     child.once("error", reject);
@@ -59,13 +84,31 @@ export async function startPerf(perf: string, args: string[], logPath: string): 
     clearTimeout(timer);
   });
   void exited.then(removeHook, removeHook);
-  // perf needs a moment to open its events; a failure (bad option, no permission) shows up as an early exit.
-  const early = await Promise.race([exited.then((c) => ({ c })), new Promise<null>((r) => setTimeout(() => r(null), 300))]);
-  if (early !== null) {
-    const log = readFileSync(logPath, "utf8").trim().split("\n").slice(-3).join(" | ");
-    throw new Error(`perf ${args.join(" ")} exited at once (status ${early.c}): ${log}`);
+  writeSync(ctlFd, "enable\n");
+  let timer: NodeJS.Timeout | undefined;
+  const acked = new Promise<"ack">((resolve) => {
+    let got = "";
+    ackSocket.on("data", (d: Buffer) => {
+      got += d.toString("utf8");
+      if (got.includes("ack")) resolve("ack");
+    });
+    ackSocket.on("error", () => undefined);
+  });
+  const outcome = await Promise.race([
+    acked,
+    exited.then((c) => ({ c })),
+    new Promise<"timeout">((r) => { timer = setTimeout(() => r("timeout"), readyTimeoutMs); }),
+  ]);
+  clearTimeout(timer);
+  cleanup();
+  if (outcome === "ack") return { child, exited };
+  const log = () => (existsSync(logPath) ? readFileSync(logPath, "utf8").trim().split("\n").slice(-3).join(" | ") : "");
+  if (outcome === "timeout") {
+    child.kill("SIGKILL");
+    await exited.catch(() => undefined);
+    throw new Error(`perf ${args.join(" ")} did not start recording within ${readyTimeoutMs / 1000} s: ${log()}`);
   }
-  return { child, exited };
+  throw new Error(`perf ${args.join(" ")} exited at once (status ${outcome.c}): ${log()}`);
 }
 
 /** Stops a recording with SIGINT (perf then writes its data file); SIGKILL after timeoutMs. */
