@@ -10,13 +10,22 @@ import { detectRseqStats, diffRseqStats, parseRseqStats, RSEQ_BASE_COUNTERS, RSE
 import { cliParse } from "./helpers/cli.js";
 
 
-/** kernel/rseq.c of the first kernel tree the kit fetched, if any. */
+/**
+ * kernel/rseq.c of the kit's current kernel tree (the one `slicelab kernel build` uses by default),
+ * or else of any fetched tree whose rseq.c has rseq_stats_show() (a 6.1 reference tree has none).
+ */
 function kernelRseqC(): string | null {
   const src = join(cacheDir(), "kernel", "src");
   if (!existsSync(src)) return null;
-  for (const d of readdirSync(src).sort()) {
+  const hasStats = (p: string) => existsSync(p) && readFileSync(p, "utf8").includes("static int rseq_stats_show(");
+  const current = join(cacheDir(), "kernel", "current.json");
+  if (existsSync(current)) {
+    const p = join((JSON.parse(readFileSync(current, "utf8")) as { dir: string }).dir, "kernel", "rseq.c");
+    if (hasStats(p)) return p;
+  }
+  for (const d of readdirSync(src).sort().reverse()) {
     const p = join(src, d, "kernel", "rseq.c");
-    if (existsSync(p)) return p;
+    if (hasStats(p)) return p;
   }
   return null;
 }
@@ -36,7 +45,7 @@ function render(formats: string[], values: number[]): string {
 
 const rseqC = kernelRseqC();
 
-test("the counter names match rseq_stats_show() of the kernel source tree", { skip: rseqC === null && "no kernel tree under cacheDir()/kernel/src" }, () => {
+test("the counter names match rseq_stats_show() of the kernel source tree", { skip: rseqC === null && "no kernel tree with rseq_stats_show() under cacheDir()/kernel/src" }, () => {
   const formats = statsFormats(readFileSync(rseqC!, "utf8"));
   const names = formats.map((f) => f.replace(/:\s*$/, ""));
   assert.deepEqual(names, [...RSEQ_BASE_COUNTERS, ...RSEQ_SLICE_COUNTERS]);
