@@ -102,9 +102,11 @@ test("the patch's and the micro-benchmark's kernel constants match the Linux 7.2
 
 test("ENOTSUPP is 524 and prctl SET returns it for legacy registrations (kernel source, when fetched)", (t) => {
   const kdir = join(cacheDir(), "kernel", "src");
-  const tree = existsSync(kdir) ? readdirSync(kdir).filter((n) => n.startsWith("linux-")).map((n) => join(kdir, n)).find((d) => existsSync(join(d, "kernel/rseq.c"))) : undefined;
+  // A 7.x tree (the slice extension exists there); a 6.x reference tree fetched beside it has none.
+  const hasSliceExt = (d: string) => existsSync(join(d, "kernel/rseq.c")) && /rseq_slice/.test(readFileSync(join(d, "kernel/rseq.c"), "utf8"));
+  const tree = existsSync(kdir) ? readdirSync(kdir).filter((n) => n.startsWith("linux-")).sort().reverse().map((n) => join(kdir, n)).find(hasSliceExt) : undefined;
   if (!tree) {
-    t.skip(`no kernel source tree under ${kdir} (fetched by slicelab kernel)`);
+    t.skip(`no kernel source tree with the slice extension under ${kdir} (fetched by slicelab kernel)`);
     return;
   }
   const errno = readFileSync(join(tree, "include/linux/errno.h"), "utf8");
