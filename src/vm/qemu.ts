@@ -163,8 +163,14 @@ async function boot(args: string[], timeoutS: number, consolePath: string, outDi
   return { exitStatus, timedOut: timedOut && exitStatus === null, bootToCommandS, totalS: (Date.now() - t0) / 1000, console: text };
 }
 
-/** QEMU itself refused to start (bad option, missing file): an error, not a guest outcome. */
+/**
+ * QEMU itself refused to start (bad option, missing file): an error, not a guest outcome. A
+ * timeout is not such a failure, even when the guest had not reached the command yet (a loaded
+ * host): QEMU then reports the kit's own SIGTERM ("terminating on signal 15"), and the result
+ * says timedOut with bootToCommandS null.
+ */
 function qemuFailed(r: BootOutcome): void {
+  if (r.timedOut) return;
   const m = /^qemu-system-x86_64: (.+)$/m.exec(r.console);
   if (m && !r.console.includes(MARK_START) && r.totalS < 30) throw new UserError(`QEMU did not start the guest: ${m[1]}`);
 }
