@@ -131,7 +131,8 @@ export function waitTypeTable(dir: string): WaitTypeRow[] {
   return rows;
 }
 
-export interface CtxswRow {
+/** The columns that place a row: which run, variant and workload, and that workload's throughput. */
+export interface RunWorkloadColumns {
   id: string;
   run: number;
   variant: string;
@@ -139,6 +140,9 @@ export interface CtxswRow {
   workload: string;
   tps: number;
   seconds: number;
+}
+
+export interface CtxswRow extends RunWorkloadColumns {
   /** Client backends seen (pgbench/sysbench connections, plus pg-waits' own short-lived ones when it ran too). */
   backends: number;
   voluntary: number;
@@ -235,14 +239,7 @@ export function topLocks(dir: string, opts: { variant?: string; workload?: strin
     .map((g) => ({ caller: g.caller, type: g.type, runs: g.runs.size, contended: g.contended, waitTotalNs: g.waitTotalNs, sharePct: total > 0 ? (100 * g.waitTotalNs) / total : 0 }));
 }
 
-export interface RseqSliceRow {
-  id: string;
-  run: number;
-  variant: string;
-  warmup: boolean;
-  workload: string;
-  tps: number;
-  seconds: number;
+export interface RseqSliceRow extends RunWorkloadColumns {
   /** Kernel counters over the workload (rseq/stats after − before; system-wide in the guest). */
   sgrant: number;
   sexpir: number;
