@@ -18,8 +18,14 @@
 //     over the run's wall time (the whole measureWorkload call, so it includes the kit's work just
 //     before and after pgbench): PASS when every run is below 1%.
 //
+// With --concurrent the two arms of every measured pair run AT THE SAME TIME against the cluster
+// (launch order alternating), so that the host's changes of speed, which on a shared machine move
+// tps by 10-30% between consecutive 10 s runs, hit both arms together: the ratio then measures
+// only what differs between the two ways of running pgbench (the warm-up pair, which reads the
+// process attributes, still runs one arm after the other).
+//
 // usage: node dist/scripts/bench-overhead.js [--pairs N] [--duration S] [--clients N] [--threads N]
-//          [--scale N] [--restart] [--out DIR] [--json]
+//          [--scale N] [--restart | --concurrent] [--out DIR] [--json]
 // Record: data/runs/overhead-<UTC stamp>/ (or --out): provenance.json, runs.jsonl, analysis.json,
 // raw/ (every pgbench output). Run it on a quiet machine: see REPRODUCE.md.
 import { spawn, spawnSync } from "node:child_process";
@@ -91,6 +97,7 @@ async function main(): Promise<void> {
       threads: { type: "string", default: "2" },
       scale: { type: "string", default: "10" },
       restart: { type: "boolean", default: false },
+      concurrent: { type: "boolean", default: false },
       out: { type: "string" },
       json: { type: "boolean", default: false },
     },
@@ -98,6 +105,7 @@ async function main(): Promise<void> {
   const pairs = positive("pairs", values.pairs);
   positive("duration", values.duration);
   if (pairs < 2) throw new UserError(`--pairs: expected at least 2, found ${pairs}`);
+  if (values.restart && values.concurrent) throw new UserError("--restart and --concurrent: expected one of them, found both (concurrent arms share one running cluster)");
   const log = (s: string) => {
     if (!values.json) process.stderr.write(`${s}\n`);
   };
@@ -128,7 +136,10 @@ async function main(): Promise<void> {
     design: {
       pairs,
       warmupPairs: 1,
-      order: "kit,hand then hand,kit, alternating (ABBA); pair 0 is a discarded warm-up",
+      order: values.concurrent
+        ? "both arms of a pair at the same time against the one cluster, launch order kit,hand then hand,kit alternating (position = launch order); pair 0 is a discarded warm-up run one arm after the other (it reads the process attributes)"
+        : "kit,hand then hand,kit, alternating (ABBA); pair 0 is a discarded warm-up",
+      concurrent: values.concurrent,
       restartBeforeEveryRun: values.restart,
       workload: { protocol: "rostedt-2023", args: w.args, database: w.database, settings: w.settings, params: w.params },
     },
@@ -215,12 +226,20 @@ async function main(): Promise<void> {
       const warmup = i === 0;
       const order: ("kit" | "hand")[] = i % 2 === 0 ? ["kit", "hand"] : ["hand", "kit"];
       const got: Partial<Record<"kit" | "hand", number>> = {};
-      for (const [position, arm] of order.entries()) {
-        const rawName = `${String(i).padStart(3, "0")}-${arm}.out`;
-        const file = join(rawDir, rawName);
-        const r = arm === "kit" ? await kit(file, warmup) : await hand(file, warmup);
-        got[arm] = r.tps;
-        rows.push({ pair: i, warmup, position, arm, ...r, raw: relative(out, file) });
+      const file = (arm: "kit" | "hand") => join(rawDir, `${String(i).padStart(3, "0")}-${arm}.out`);
+      const runArm = (arm: "kit" | "hand") => (arm === "kit" ? kit(file(arm), warmup) : hand(file(arm), warmup));
+      if (values.concurrent && !warmup) {
+        const rs = await Promise.all(order.map(runArm));
+        for (const [position, arm] of order.entries()) {
+          got[arm] = rs[position]!.tps;
+          rows.push({ pair: i, warmup, position, arm, ...rs[position]!, raw: relative(out, file(arm)) });
+        }
+      } else {
+        for (const [position, arm] of order.entries()) {
+          const r = await runArm(arm);
+          got[arm] = r.tps;
+          rows.push({ pair: i, warmup, position, arm, ...r, raw: relative(out, file(arm)) });
+        }
       }
       writeFileAtomic(join(out, "runs.jsonl"), rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
       log(`pair ${i}/${pairs}${warmup ? " (warm-up)" : ""} ${order.join(",")}: kit ${got.kit!.toFixed(1)} tps, hand ${got.hand!.toFixed(1)} tps, ratio ${(got.kit! / got.hand!).toFixed(4)}, load ${loadAverage()[0]}`);
@@ -237,7 +256,10 @@ async function main(): Promise<void> {
   const cpu = cpuShare(measured.filter((r) => r.arm === "kit").map((r) => r.kitCpuPct!));
   const kitCpuMs = measured.filter((r) => r.arm === "kit").map((r) => r.kitCpuMs!);
   const plan = resolutionPlan(ratio, GOAL_RATIO);
-  const pairSeconds = measured.reduce((s, r) => s + r.seconds, 0) / (measured.length / 2);
+  // Wall time of a pair, first start to last end (one run's time with --concurrent, two without).
+  const pairSeconds =
+    [...byPair.values()].reduce((s, p) => s + (Math.max(Date.parse(p.kit!.ended), Date.parse(p.hand!.ended)) - Math.min(Date.parse(p.kit!.started), Date.parse(p.hand!.started))) / 1000, 0) /
+    byPair.size;
   const kitProbe = probes.kit;
   const handProbe = probes.hand;
   const differences =
@@ -271,7 +293,9 @@ async function main(): Promise<void> {
       ...cpuVerdict(cpu, GOAL_CPU_PCT),
       ...cpu,
       msPerRun: { mean: kitCpuMs.reduce((s, x) => s + x, 0) / kitCpuMs.length, max: Math.max(...kitCpuMs) },
-      measuredOver: "the whole measureWorkload call (psql query for the slice-extension settings, spawn, wait, parse): an upper bound of the CPU during pgbench itself",
+      measuredOver: values.concurrent
+        ? "the whole measureWorkload call (psql query for the slice-extension settings, spawn, wait, parse), which with --concurrent also counts this process's work for the by-hand arm running at the same time: an upper bound of the kit's CPU during pgbench"
+        : "the whole measureWorkload call (psql query for the slice-extension settings, spawn, wait, parse): an upper bound of the CPU during pgbench itself",
     },
     processAttributes: { kit: kitProbe ?? null, hand: handProbe ?? null, differences },
   };
@@ -288,7 +312,7 @@ async function main(): Promise<void> {
       : differences.map((d) => `${d.key}: kit ${JSON.stringify(d.a)} / hand ${JSON.stringify(d.b)}`).join("; ")
     : differences;
   process.stdout.write(
-    `tps kit / by hand: ${f4(t.ratio)}, 95% CI ${f4(t.ci95[0])}–${f4(t.ci95[1])} (±${t.halfWidthPct.toFixed(2)}%, ${ratio.n} pairs of ${values.duration} s, per-pair sd ${(ratio.sdLog * 100).toFixed(2)}%) — goal ≥ ${GOAL_RATIO}: ${t.verdict} (${t.reason})\n` +
+    `tps kit / by hand: ${f4(t.ratio)}, 95% CI ${f4(t.ci95[0])}–${f4(t.ci95[1])} (±${t.halfWidthPct.toFixed(2)}%, ${ratio.n} ${values.concurrent ? "concurrent " : ""}pairs of ${values.duration} s, per-pair sd ${(ratio.sdLog * 100).toFixed(2)}%) — goal ≥ ${GOAL_RATIO}: ${t.verdict} (${t.reason})\n` +
       `  order: kit first ${f4(t.order.bFirst.ratio)} (${t.order.bFirst.n} pairs), hand first ${f4(t.order.aFirst.ratio)} (${t.order.aFirst.n}), p = ${t.order.p.toPrecision(3)}\n` +
       `  pairs needed at this spread: ${t.pairsNeeded.pairsAtEstimate} to resolve this estimate, ${t.pairsNeeded.pairsIfNoEffect80} for 80% power if kit = hand (≈ ${pairSeconds.toFixed(1)} s per pair)\n` +
       `kit CPU per run: mean ${cpu.meanPct.toFixed(3)}%, max ${cpu.maxPct.toFixed(3)}% of one core (${analysis.kitCpu.msPerRun.mean.toFixed(1)} ms per run) — goal < ${GOAL_CPU_PCT}%: ${analysis.kitCpu.verdict}\n` +

@@ -22,6 +22,13 @@
  *            → data/runs/patch-cost-pgbench-<UTC stamp>/ (or --out):
  *              provenance.json, runs.jsonl, raw/, analysis.json
  *
+ *   pgbench-concurrent  the arms at the SAME TIME, one cluster each (baseline, a second
+ *            baseline cluster as the A/A control, patched off, patched all), pgbench -S -c 2 -j 1
+ *            against each, rounds of 10 s, launch order shuffled per round: the host's changes of
+ *            speed hit every arm of a round together, so the within-round ratio resolves what the
+ *            run-by-run design cannot on a shared host; same analysis (rounds as blocks).
+ *            → data/runs/patch-cost-concurrent-<UTC stamp>/ (or --out)
+ *
  *   pgbench-cpu  the same three arms, but measured as server CPU time per
  *            transaction (utime + stime of the backends, from the postmaster's
  *            cutime/cstime after they exited), which time stolen by other
@@ -33,6 +40,9 @@
  *        node dist/scripts/bench-patch-cost.js pgbench [--blocks N] [--warmup-blocks N] [--duration S]
  *            [--clients N] [--threads N] [--scale N] [--arms baseline,off,on] [--order balanced|random]
  *            [--seed N] [--settle-ms MS] [--baseline-bin DIR --patched-bin DIR] [--out DIR] [--json]
+ *        node dist/scripts/bench-patch-cost.js pgbench-concurrent [--rounds N] [--warmup-rounds N] [--duration S]
+ *            [--clients N] [--scale N] [--arms baseline,baseline2,off,on] [--seed N] [--baseline-bin DIR --patched-bin DIR]
+ *            [--out DIR] [--json]
  *        node dist/scripts/bench-patch-cost.js pgbench-cpu [--rounds N] [--transactions N] [--scale N]
  */
 import { parseArgs } from "node:util";
@@ -47,7 +57,7 @@ import { clusterNameFor, measureWorkload, sliceExtensionSettings } from "../src/
 import { loadProtocol, resolveWorkloads, type ResolvedWorkload } from "../src/bench/protocol.js";
 import { clientVersions, toolCommand, type Clients } from "../src/bench/tools.js";
 import { balancedCycle, blockOrders, runStamp, type OrderDesign } from "../src/bench/overhead.js";
-import { analyseCost, PATCH_GOAL_PCT, type CostRow } from "../src/bench/overhead-cost.js";
+import { analyseCost, PATCH_GOAL_PCT, type CostAnalysis, type CostRow } from "../src/bench/overhead-cost.js";
 import { missingServerProgram } from "../src/postgres/binaries.js";
 import { buildPostgres } from "../src/postgres/build.js";
 import { fetchDebianSource } from "../src/postgres/source.js";
@@ -196,6 +206,18 @@ async function ensurePgbenchDb(c: Cluster, w: ResolvedWorkload, clientBin: strin
     if (r.status !== 0) throw new UserError(`pgbench -i in cluster ${c.name} failed (exit ${r.status}): ${r.stderr.trim()}`);
   }
   return c.query("SELECT count(*) FROM pgbench_accounts", db);
+}
+
+/** One line per comparison of a patch-cost analysis, and what the observed spread would need. */
+function printCost(comparisons: CostAnalysis["comparisons"], unit: "blocks" | "rounds"): void {
+  for (const c of comparisons) {
+    const f4 = (x: number) => x.toFixed(4);
+    process.stdout.write(
+      `${c.arm} / ${c.reference}: ${f4(c.ratio)}, 95% CI ${f4(c.ci95[0])}–${f4(c.ci95[1])} (cost ${c.costPct.toFixed(2)}%, CI ${c.costCiPct[0].toFixed(2)}–${c.costCiPct[1].toFixed(2)}%; ${c.pairs} ${unit}, per-${unit.slice(0, -1)} sd ${(c.sdLogPerPair * 100).toFixed(2)}%)` +
+        (c.verdict ? ` — goal cost ≤ ${PATCH_GOAL_PCT}%: ${c.verdict} (${c.reason})` : "") +
+        `\n  ${unit} needed at this spread: ${c.pairsNeeded.pairsIfNoEffect80} for 80% power if the cost were 0 (≈ ${c.pairsNeeded.minutesIfNoEffect80.toFixed(0)} min), ${c.pairsNeeded.pairsAtEstimate} to resolve this estimate; unpaired half-width would be ±${c.unpairedHalfWidthPct.toFixed(2)}%\n`,
+    );
+  }
 }
 
 /**
@@ -370,14 +392,190 @@ async function pgbench(argv: string[]): Promise<void> {
     process.stdout.write(`${JSON.stringify(analysis, null, 2)}\n`);
     return;
   }
-  for (const c of analysis.comparisons) {
-    const f4 = (x: number) => x.toFixed(4);
-    process.stdout.write(
-      `${c.arm} / ${c.reference}: ${f4(c.ratio)}, 95% CI ${f4(c.ci95[0])}–${f4(c.ci95[1])} (cost ${c.costPct.toFixed(2)}%, CI ${c.costCiPct[0].toFixed(2)}–${c.costCiPct[1].toFixed(2)}%; ${c.pairs} blocks, per-block sd ${(c.sdLogPerPair * 100).toFixed(2)}%)` +
-        (c.verdict ? ` — goal cost ≤ ${PATCH_GOAL_PCT}%: ${c.verdict} (${c.reason})` : "") +
-        `\n  blocks needed at this spread: ${c.pairsNeeded.pairsIfNoEffect80} for 80% power if the cost were 0 (≈ ${c.pairsNeeded.minutesIfNoEffect80.toFixed(0)} min), ${c.pairsNeeded.pairsAtEstimate} to resolve this estimate; unpaired half-width would be ±${c.unpairedHalfWidthPct.toFixed(2)}%\n`,
-    );
+  printCost(analysis.comparisons, "blocks");
+  process.stdout.write(`load average at the end: ${analysis.loadAverageEnd.join(" ")} on ${ncpu} CPUs; record ${out}\n`);
+}
+
+/**
+ * pgbench -S with the arms running AT THE SAME TIME, one cluster per arm: baseline, a second
+ * baseline cluster (the A/A control "baseline2"), patched with slice_extension off and patched
+ * with all. On a shared host whose speed changes from second to second (here: ±15-30% between
+ * consecutive 10 s runs, which no interleaving at run granularity can pair away), every
+ * slowdown hits all arms of a round together, and the scheduler shares the CPUs between them
+ * fairly, so tps(arm) / tps(baseline) within a round is the inverse ratio of CPU work per
+ * transaction. The A/A arm measures what the design itself contributes (cluster placement,
+ * launch order, scheduler fairness): its interval is the floor for every other arm.
+ */
+async function pgbenchConcurrent(argv: string[]): Promise<void> {
+  const ncpu = cpus().length;
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      rounds: { type: "string", default: "40" },
+      "warmup-rounds": { type: "string", default: "1" },
+      duration: { type: "string", default: "10" },
+      clients: { type: "string", default: "2" },
+      scale: { type: "string", default: "10" },
+      arms: { type: "string", default: "baseline,baseline2,off,on" },
+      seed: { type: "string", default: "20261130" },
+      "baseline-bin": { type: "string" },
+      "patched-bin": { type: "string" },
+      out: { type: "string" },
+      json: { type: "boolean", default: false },
+    },
+  });
+  const whole = (name: string, min: number): number => {
+    const v = (values as Record<string, unknown>)[name];
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) throw new UserError(`--${name}: expected a whole number ≥ ${min}, found ${JSON.stringify(v)}`);
+    return n;
+  };
+  const rounds = whole("rounds", 2);
+  const warmupRounds = whole("warmup-rounds", 0);
+  const seed = whole("seed", 0);
+  whole("duration", 1);
+  whole("clients", 1);
+  const setting: Record<string, string | undefined> = { ...ARM_SETTING, baseline2: undefined };
+  const arms = values.arms!.split(",").map((a) => a.trim());
+  for (const a of arms) if (!(a in setting)) throw new UserError(`--arms: expected names among baseline, baseline2, off, on, found ${JSON.stringify(a)}`);
+  if (!arms.includes("baseline") || arms.length < 2 || new Set(arms).size !== arms.length) {
+    throw new UserError(`--arms: expected baseline and at least one other arm, each once, found ${values.arms}`);
   }
+  const log = (l: string) => {
+    if (!values.json) process.stderr.write(`patch-cost: ${l}\n`);
+  };
+  let baseBin = values["baseline-bin"];
+  let patchedBin = values["patched-bin"];
+  if (baseBin === undefined || patchedBin === undefined) {
+    const src = await fetchDebianSource("18");
+    baseBin ??= (await buildPostgres(src, "baseline", { log })).binDir;
+    patchedBin ??= (await buildPostgres(src, "patched", { log })).binDir;
+  }
+  for (const [opt, b] of [["--baseline-bin", baseBin], ["--patched-bin", patchedBin]] as const) {
+    const missing = missingServerProgram(b);
+    if (missing !== undefined) throw new UserError(`${opt} ${b}: expected a PostgreSQL bin directory, found no ${missing} in it`);
+  }
+  const [w] = resolveWorkloads(loadProtocol("rostedt-2023"), ncpu, {
+    scale: values.scale!,
+    clients: values.clients!,
+    threads: "1",
+    duration: values.duration!,
+  });
+  if (!w) throw new UserError("protocols/rostedt-2023.json: expected a workload, found none");
+  const clients: Clients = { binDir: baseBin };
+  const binOf = (arm: string) => (setting[arm] === undefined ? baseBin! : patchedBin!);
+  const out = resolve(values.out ?? join(repoRoot(), "data", "runs", `patch-cost-concurrent-${runStamp()}`));
+  const rawDir = join(out, "raw");
+  mkdirSync(rawDir, { recursive: true });
+  const rng = createRng(seed);
+  const shuffle = (xs: string[]): string[] => {
+    const a = [...xs];
+    for (let i = a.length - 1; i > 0; i--) {
+      const j = rng.index(i + 1);
+      [a[i], a[j]] = [a[j]!, a[i]!];
+    }
+    return a;
+  };
+  const launchOrders = Array.from({ length: warmupRounds + rounds }, () => shuffle(arms));
+  const started = new Date().toISOString();
+  const provenance = {
+    kind: "slicelab-patch-cost-concurrent",
+    started,
+    host: hostInfo(),
+    kernel: kernelInfo(),
+    kit: kitInfo(),
+    builds: { baseline: postgresInfo(baseBin), patched: postgresInfo(patchedBin) },
+    clients: { binDir: baseBin, versions: clientVersions(clients) },
+    loadAverageStart: loadAverage(),
+    design: {
+      arms: Object.fromEntries(
+        arms.map((a) => [a, setting[a] === undefined ? `baseline build${a === "baseline2" ? ", a second cluster (A/A control)" : ""}` : `patched build, slice_extension = ${setting[a]}`]),
+      ),
+      rounds,
+      warmupRounds,
+      concurrency: "every round runs one pgbench per arm at the same time, each against its own cluster; the clusters run for the whole measurement",
+      launchOrder: `shuffled per round, seed ${seed} (position = launch order)`,
+      seed,
+      workload: { protocol: "rostedt-2023", args: w.args, database: w.database, settings: w.settings, params: w.params },
+      plannedLaunchOrder: launchOrders,
+    },
+  };
+  writeFileAtomic(join(out, "provenance.json"), `${JSON.stringify(provenance, null, 2)}\n`);
+  log(`record: ${out}`);
+  const clusters = new Map<string, Cluster>();
+  const rows: CostRow[] = [];
+  try {
+    for (const a of arms) {
+      const s = setting[a];
+      const c = await startCluster({
+        binDir: binOf(a),
+        name: clusterNameFor(`pcc${a}`, "rostedt-2023", binOf(a)),
+        settings: { ...w.settings, ...(s === undefined ? {} : { slice_extension: s }) },
+      });
+      clusters.set(a, c);
+      log(`cluster ${a}: ${c.logFile}`);
+    }
+    const counts = new Set<string>();
+    for (const a of arms) counts.add(await ensurePgbenchDb(clusters.get(a)!, w, baseBin, log));
+    if (counts.size !== 1) throw new UserError(`pgbench_accounts: expected the same row count in every cluster, found ${[...counts].join(", ")}`);
+    for (const a of arms) {
+      const has = (await sliceExtensionSettings(clusters.get(a)!, w.database)).slice_extension;
+      if ((has === undefined) !== (setting[a] === undefined)) {
+        throw new UserError(`arm ${a}: expected a server ${setting[a] === undefined ? "without" : "with"} the slice_extension setting, found ${has === undefined ? "none" : has}`);
+      }
+    }
+    for (const [i, order] of launchOrders.entries()) {
+      const block = i - warmupRounds;
+      const warmup = block < 0;
+      const t0 = Date.now();
+      const tag = warmup ? `w${-block}` : String(block).padStart(3, "0");
+      const measured = await Promise.all(order.map((arm) => measureWorkload(clusters.get(arm)!, w, clients, join(rawDir, `${tag}-${arm}.out`))));
+      for (const [position, arm] of order.entries()) {
+        const m = measured[position]!;
+        const seen = m.sliceExtension?.setting ?? null;
+        if (seen !== (setting[arm] ?? null)) throw new UserError(`round ${block} arm ${arm}: expected slice_extension ${setting[arm] ?? "(absent)"}, the server reported ${seen ?? "(absent)"}`);
+        rows.push({
+          block,
+          warmup,
+          position,
+          arm,
+          setting: setting[arm] ?? null,
+          tps: m.tps,
+          started: m.started,
+          ended: m.ended,
+          seconds: m.seconds,
+          load1Before: m.loadBefore[0],
+          load1After: m.loadAfter[0],
+          raw: `raw/${tag}-${arm}.out`,
+          sliceExtension: m.sliceExtension ?? null,
+        });
+      }
+      writeFileAtomic(join(out, "runs.jsonl"), rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+      const these = rows.filter((r) => r.block === block);
+      const base = these.find((r) => r.arm === "baseline")!.tps;
+      log(
+        `round ${warmup ? `warm-up ${-block}` : `${block + 1}/${rounds}`} (${((Date.now() - t0) / 1000).toFixed(1)} s): ` +
+          arms.map((a) => these.find((r) => r.arm === a)!).map((r) => `${r.arm} ${r.tps.toFixed(1)}${r.arm === "baseline" ? "" : ` (${((r.tps / base - 1) * 100).toFixed(2)}%)`}`).join(", ") +
+          `, load ${loadAverage()[0]}`,
+      );
+    }
+  } finally {
+    for (const c of clusters.values()) await c.stop();
+  }
+  const analysis = {
+    kind: "slicelab-patch-cost-concurrent-analysis",
+    record: out,
+    started,
+    ended: new Date().toISOString(),
+    loadAverageEnd: loadAverage(),
+    ...analyseCost(rows, arms),
+  };
+  writeFileAtomic(join(out, "analysis.json"), `${JSON.stringify(analysis, null, 2)}\n`);
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(analysis, null, 2)}\n`);
+    return;
+  }
+  printCost(analysis.comparisons, "rounds");
   process.stdout.write(`load average at the end: ${analysis.loadAverageEnd.join(" ")} on ${ncpu} CPUs; record ${out}\n`);
 }
 
@@ -525,8 +723,9 @@ try {
   if (what === "micro") await micro(rest);
   else if (what === "pgbench") await pgbench(rest);
   else if (what === "pgbench-cpu") await pgbenchCpu(rest);
+  else if (what === "pgbench-concurrent") await pgbenchConcurrent(rest);
   else {
-    process.stderr.write("usage: node dist/scripts/bench-patch-cost.js micro|pgbench|pgbench-cpu [options] (see the comment at the top of scripts/bench-patch-cost.ts)\n");
+    process.stderr.write("usage: node dist/scripts/bench-patch-cost.js micro|pgbench|pgbench-cpu|pgbench-concurrent [options] (see the comment at the top of scripts/bench-patch-cost.ts)\n");
     process.exit(2);
   }
 } catch (err) {

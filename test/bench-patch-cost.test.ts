@@ -111,3 +111,50 @@ test("patch cost: warm-up and incomplete blocks are left out; a clear cost is a 
   assert.equal(analyseCost(scaled(1.01), ["baseline", "off"]).comparisons[0]!.verdict, "PASS");
   assert.throws(() => analyseCost(base.filter((r) => r.block <= 2), ["baseline", "off"]), /at least 2 complete measured blocks/);
 });
+
+// The concurrent design's record (data/runs/patch-cost-concurrent-20261130T072231Z, made on this
+// machine on 2026-11-30: four clusters, one pgbench each at the same time, 80 rounds + 1 warm-up),
+// with its A/A arm "baseline2". Reference values printed by /usr/bin/python3 (scipy 1.10.1, numpy
+// 1.24.2) from that runs.jsonl with the formulas at the top of this file.
+test("patch cost, concurrent record with an A/A arm: ratios and intervals agree with SciPy; the A/A arm FAILs", async () => {
+  const { readFileSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { repoRoot } = await import("../src/util/paths.js");
+  const file = join(repoRoot(), "data/runs/patch-cost-concurrent-20261130T072231Z/runs.jsonl");
+  const recorded = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as CostRow);
+  const a = analyseCost(recorded, ["baseline", "baseline2", "off", "on"]);
+  assert.equal(a.blocks, 80);
+  const want: Record<string, [number, number, number, number]> = {
+    "baseline2/baseline": [0.9515764017207909, 0.9201856776231327, 0.984037972261007, 0.0042379452564788945],
+    "off/baseline": [0.9779853463689272, 0.9467418556206999, 1.0102599056268429, 0.17622945126810424],
+    "on/baseline": [0.9627208973783987, 0.9302747164295764, 0.9962987382977341, 0.030308530758982],
+    "on/off": [0.9843919450867005, 0.9510658119685427, 1.01888585348879, 0.36603420511888296],
+  };
+  assert.deepEqual(a.comparisons.map((c) => `${c.arm}/${c.reference}`), Object.keys(want));
+  for (const c of a.comparisons) {
+    const [ratio, lo, hi, p] = want[`${c.arm}/${c.reference}`]!;
+    close(c.ratio, ratio, 1e-9, `${c.arm} ratio`);
+    close(c.ci95[0], lo, 1e-6, `${c.arm} CI low`);
+    close(c.ci95[1], hi, 1e-6, `${c.arm} CI high`);
+    close(c.p, p, 1e-4, `${c.arm} p`);
+  }
+  assert.equal(a.comparisons[0]!.verdict, "FAIL");
+  assert.equal(a.comparisons[1]!.verdict, "UNRESOLVED");
+  assert.equal(a.comparisons[3]!.verdict, null);
+});
+
+test("pgbench-concurrent and bench-overhead --concurrent refuse bad options with exit 2 and a clear line, before starting anything", async () => {
+  const { spawnSync } = await import("node:child_process");
+  const { join } = await import("node:path");
+  const { repoRoot } = await import("../src/util/paths.js");
+  const run = (script: string, args: string[]) => spawnSync(process.execPath, [join(repoRoot(), "dist/scripts", script), ...args], { encoding: "utf8" });
+  const badArm = run("bench-patch-cost.js", ["pgbench-concurrent", "--arms", "baseline,foo"]);
+  assert.equal(badArm.status, 2);
+  assert.equal(badArm.stderr, 'bench-patch-cost: --arms: expected names among baseline, baseline2, off, on, found "foo"\n');
+  const twice = run("bench-patch-cost.js", ["pgbench-concurrent", "--arms", "baseline,off,off"]);
+  assert.equal(twice.status, 2);
+  assert.match(twice.stderr, /^bench-patch-cost: --arms: expected baseline and at least one other arm, each once, found baseline,off,off\n$/);
+  const both = run("bench-overhead.js", ["--restart", "--concurrent"]);
+  assert.equal(both.status, 2);
+  assert.match(both.stderr, /^bench-overhead: --restart and --concurrent: expected one of them, found both/);
+});
