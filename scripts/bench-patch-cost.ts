@@ -208,6 +208,61 @@ async function ensurePgbenchDb(c: Cluster, w: ResolvedWorkload, clientBin: strin
   return c.query("SELECT count(*) FROM pgbench_accounts", db);
 }
 
+/** A whole-number option of parseArgs values, at least `min`, or a UserError naming it. */
+function wholeOption(values: object, name: string, min: number): number {
+  const v = (values as Record<string, unknown>)[name];
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new UserError(`--${name}: expected a whole number ≥ ${min}, found ${JSON.stringify(v)}`);
+  return n;
+}
+
+/** The baseline and patched bin directories: as given, or built from Debian's PostgreSQL 18 source. */
+async function costBuilds(baseline: string | undefined, patched: string | undefined, log: (l: string) => void): Promise<{ baseBin: string; patchedBin: string }> {
+  if (baseline === undefined || patched === undefined) {
+    const src = await fetchDebianSource("18");
+    baseline ??= (await buildPostgres(src, "baseline", { log })).binDir;
+    patched ??= (await buildPostgres(src, "patched", { log })).binDir;
+  }
+  for (const [opt, b] of [["--baseline-bin", baseline], ["--patched-bin", patched]] as const) {
+    const missing = missingServerProgram(b);
+    if (missing !== undefined) throw new UserError(`${opt} ${b}: expected a PostgreSQL bin directory, found no ${missing} in it`);
+  }
+  return { baseBin: baseline, patchedBin: patched };
+}
+
+/** What every pgbench cost record says about where and with what it ran. */
+function costProvenance(kind: string, started: string, baseBin: string, patchedBin: string, clients: Clients) {
+  return {
+    kind,
+    started,
+    host: hostInfo(),
+    kernel: kernelInfo(),
+    kit: kitInfo(),
+    builds: { baseline: postgresInfo(baseBin), patched: postgresInfo(patchedBin) },
+    clients: { binDir: clients.binDir, versions: clientVersions(clients) },
+    loadAverageStart: loadAverage(),
+  };
+}
+
+/** One line of a cost record's runs.jsonl from a measured run. */
+function costRow(block: number, warmup: boolean, position: number, arm: string, setting: string | null, m: Awaited<ReturnType<typeof measureWorkload>>, raw: string): CostRow {
+  return {
+    block,
+    warmup,
+    position,
+    arm,
+    setting,
+    tps: m.tps,
+    started: m.started,
+    ended: m.ended,
+    seconds: m.seconds,
+    load1Before: m.loadBefore[0],
+    load1After: m.loadAfter[0],
+    raw,
+    sliceExtension: m.sliceExtension ?? null,
+  };
+}
+
 /** One line per comparison of a patch-cost analysis, and what the observed spread would need. */
 function printCost(comparisons: CostAnalysis["comparisons"], unit: "blocks" | "rounds"): void {
   for (const c of comparisons) {
@@ -248,12 +303,7 @@ async function pgbench(argv: string[]): Promise<void> {
       json: { type: "boolean", default: false },
     },
   });
-  const whole = (name: string, min: number): number => {
-    const v = (values as Record<string, unknown>)[name];
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new UserError(`--${name}: expected a whole number ≥ ${min}, found ${JSON.stringify(v)}`);
-    return n;
-  };
+  const whole = (name: string, min: number): number => wholeOption(values, name, min);
   const blocks = whole("blocks", 2);
   const warmupBlocks = whole("warmup-blocks", 0);
   const settleMs = whole("settle-ms", 0);
@@ -271,17 +321,7 @@ async function pgbench(argv: string[]): Promise<void> {
     log(`note: --blocks ${blocks} is not a multiple of ${balancedCycle(arms.length)}: the balanced order is complete only for whole cycles`);
   }
 
-  let baseBin = values["baseline-bin"];
-  let patchedBin = values["patched-bin"];
-  if (baseBin === undefined || patchedBin === undefined) {
-    const src = await fetchDebianSource("18");
-    baseBin ??= (await buildPostgres(src, "baseline", { log })).binDir;
-    patchedBin ??= (await buildPostgres(src, "patched", { log })).binDir;
-  }
-  for (const [opt, b] of [["--baseline-bin", baseBin], ["--patched-bin", patchedBin]] as const) {
-    const missing = missingServerProgram(b);
-    if (missing !== undefined) throw new UserError(`${opt} ${b}: expected a PostgreSQL bin directory, found no ${missing} in it`);
-  }
+  const { baseBin, patchedBin } = await costBuilds(values["baseline-bin"], values["patched-bin"], log);
   const [w] = resolveWorkloads(loadProtocol("rostedt-2023"), ncpu, {
     scale: values.scale!,
     clients: values.clients!,
@@ -296,14 +336,7 @@ async function pgbench(argv: string[]): Promise<void> {
   const orders = blockOrders(arms, blocks, design, seed);
   const started = new Date().toISOString();
   const provenance = {
-    kind: "slicelab-patch-cost-pgbench",
-    started,
-    host: hostInfo(),
-    kernel: kernelInfo(),
-    kit: kitInfo(),
-    builds: { baseline: postgresInfo(baseBin), patched: postgresInfo(patchedBin) },
-    clients: { binDir: baseBin, versions: clientVersions(clients) },
-    loadAverageStart: loadAverage(),
+    ...costProvenance("slicelab-patch-cost-pgbench", started, baseBin, patchedBin, clients),
     design: {
       arms: Object.fromEntries(arms.map((a) => [a, a === "baseline" ? "baseline build" : `patched build, slice_extension = ${ARM_SETTING[a]}`])),
       blocks,
@@ -349,21 +382,7 @@ async function pgbench(argv: string[]): Promise<void> {
         const m = await measureWorkload(c, w, clients, join(rawDir, rawName));
         const seen = m.sliceExtension?.setting ?? null;
         if (seen !== (setting ?? null)) throw new UserError(`block ${block} arm ${arm}: expected slice_extension ${setting ?? "(absent)"}, the server reported ${seen ?? "(absent)"}`);
-        rows.push({
-          block,
-          warmup,
-          position,
-          arm,
-          setting: setting ?? null,
-          tps: m.tps,
-          started: m.started,
-          ended: m.ended,
-          seconds: m.seconds,
-          load1Before: m.loadBefore[0],
-          load1After: m.loadAfter[0],
-          raw: `raw/${rawName}`,
-          sliceExtension: m.sliceExtension ?? null,
-        });
+        rows.push(costRow(block, warmup, position, arm, setting ?? null, m, `raw/${rawName}`));
         writeFileAtomic(join(out, "runs.jsonl"), rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
       }
       const these = rows.filter((r) => r.block === block);
@@ -424,12 +443,7 @@ async function pgbenchConcurrent(argv: string[]): Promise<void> {
       json: { type: "boolean", default: false },
     },
   });
-  const whole = (name: string, min: number): number => {
-    const v = (values as Record<string, unknown>)[name];
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new UserError(`--${name}: expected a whole number ≥ ${min}, found ${JSON.stringify(v)}`);
-    return n;
-  };
+  const whole = (name: string, min: number): number => wholeOption(values, name, min);
   const rounds = whole("rounds", 2);
   const warmupRounds = whole("warmup-rounds", 0);
   const seed = whole("seed", 0);
@@ -444,17 +458,7 @@ async function pgbenchConcurrent(argv: string[]): Promise<void> {
   const log = (l: string) => {
     if (!values.json) process.stderr.write(`patch-cost: ${l}\n`);
   };
-  let baseBin = values["baseline-bin"];
-  let patchedBin = values["patched-bin"];
-  if (baseBin === undefined || patchedBin === undefined) {
-    const src = await fetchDebianSource("18");
-    baseBin ??= (await buildPostgres(src, "baseline", { log })).binDir;
-    patchedBin ??= (await buildPostgres(src, "patched", { log })).binDir;
-  }
-  for (const [opt, b] of [["--baseline-bin", baseBin], ["--patched-bin", patchedBin]] as const) {
-    const missing = missingServerProgram(b);
-    if (missing !== undefined) throw new UserError(`${opt} ${b}: expected a PostgreSQL bin directory, found no ${missing} in it`);
-  }
+  const { baseBin, patchedBin } = await costBuilds(values["baseline-bin"], values["patched-bin"], log);
   const [w] = resolveWorkloads(loadProtocol("rostedt-2023"), ncpu, {
     scale: values.scale!,
     clients: values.clients!,
@@ -479,14 +483,7 @@ async function pgbenchConcurrent(argv: string[]): Promise<void> {
   const launchOrders = Array.from({ length: warmupRounds + rounds }, () => shuffle(arms));
   const started = new Date().toISOString();
   const provenance = {
-    kind: "slicelab-patch-cost-concurrent",
-    started,
-    host: hostInfo(),
-    kernel: kernelInfo(),
-    kit: kitInfo(),
-    builds: { baseline: postgresInfo(baseBin), patched: postgresInfo(patchedBin) },
-    clients: { binDir: baseBin, versions: clientVersions(clients) },
-    loadAverageStart: loadAverage(),
+    ...costProvenance("slicelab-patch-cost-concurrent", started, baseBin, patchedBin, clients),
     design: {
       arms: Object.fromEntries(
         arms.map((a) => [a, setting[a] === undefined ? `baseline build${a === "baseline2" ? ", a second cluster (A/A control)" : ""}` : `patched build, slice_extension = ${setting[a]}`]),
@@ -534,21 +531,7 @@ async function pgbenchConcurrent(argv: string[]): Promise<void> {
         const m = measured[position]!;
         const seen = m.sliceExtension?.setting ?? null;
         if (seen !== (setting[arm] ?? null)) throw new UserError(`round ${block} arm ${arm}: expected slice_extension ${setting[arm] ?? "(absent)"}, the server reported ${seen ?? "(absent)"}`);
-        rows.push({
-          block,
-          warmup,
-          position,
-          arm,
-          setting: setting[arm] ?? null,
-          tps: m.tps,
-          started: m.started,
-          ended: m.ended,
-          seconds: m.seconds,
-          load1Before: m.loadBefore[0],
-          load1After: m.loadAfter[0],
-          raw: `raw/${tag}-${arm}.out`,
-          sliceExtension: m.sliceExtension ?? null,
-        });
+        rows.push(costRow(block, warmup, position, arm, setting[arm] ?? null, m, `raw/${tag}-${arm}.out`));
       }
       writeFileAtomic(join(out, "runs.jsonl"), rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
       const these = rows.filter((r) => r.block === block);
