@@ -91,3 +91,42 @@ test("settings are written in postgresql.conf syntax", () => {
   assert.equal(majorOf("postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)"), 15);
   assert.equal(majorOf("postgres (PostgreSQL) 19devel"), 19);
 });
+
+test("unreachableAncestor names the first directory the cluster user cannot pass through", async () => {
+  const { unreachableAncestor } = await import("../src/postgres/cluster.js");
+  const modes: Record<string, { mode: number; uid: number; gid: number }> = {
+    "/": { mode: 0o40755, uid: 0, gid: 0 },
+    "/tmp": { mode: 0o41777, uid: 0, gid: 0 },
+    "/tmp/a": { mode: 0o40700, uid: 0, gid: 0 },
+    "/tmp/a/b": { mode: 0o40700, uid: 0, gid: 0 },
+    "/tmp/g": { mode: 0o40750, uid: 0, gid: 1001 },
+    "/tmp/g/own": { mode: 0o40700, uid: 1001, gid: 1001 },
+  };
+  const stat = (p: string) => modes[p]!;
+  assert.deepEqual(unreachableAncestor("/tmp/a/b", 1001, 1001, stat), { path: "/tmp/a", mode: 0o700, uid: 0 });
+  // group search bit for a member of the group, owner bits for the owner
+  assert.equal(unreachableAncestor("/tmp/g/own", 1001, 1001, stat), undefined);
+  assert.deepEqual(unreachableAncestor("/tmp/g/own", 1002, 1002, stat), { path: "/tmp/g", mode: 0o750, uid: 0 });
+});
+
+test("a work directory inside a 0700 directory is refused before initdb, naming the directory and the way out", async () => {
+  const { mkdtempSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const closed = mkdtempSync(join(tmpdir(), "slicelab-closed-")); // mode 0700, owned by root
+  const saved = process.env.SLICELAB_WORK;
+  process.env.SLICELAB_WORK = join(closed, "work");
+  try {
+    await assert.rejects(
+      startCluster({ binDir: debianBinDir(), name: "unreachable-test" }),
+      (e: unknown) =>
+        e instanceof UserError &&
+        e.message.includes(`cannot reach ${join(closed, "work", "clusters", "unreachable-test")}: ${closed} (mode 0700, owner uid 0)`) &&
+        /SLICELAB_WORK/.test(e.message),
+    );
+    assert.ok(!existsSync(join(closed, "work", "clusters", "unreachable-test", "data")));
+  } finally {
+    if (saved === undefined) delete process.env.SLICELAB_WORK;
+    else process.env.SLICELAB_WORK = saved;
+    rmSync(closed, { recursive: true, force: true });
+  }
+});

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { UserError } from "../util/errors.js";
 import { workDir } from "../util/paths.js";
 import { majorOf, missingServerProgram, serverVersion } from "./binaries.js";
@@ -122,6 +122,38 @@ interface RunResult {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
+}
+
+/** What unreachableAncestor needs to know of a directory. */
+export interface DirMode {
+  mode: number;
+  uid: number;
+  gid: number;
+}
+
+/**
+ * The first directory on the way from / to `path` that a process with uid/gid may not pass
+ * through (no search permission for it as owner, group or other), or undefined when every one lets
+ * it through. The cluster user must reach its data directory under the kit's work directory; a
+ * clone in a 0700 directory (mktemp -d, a home directory) stops initdb with a bare "Permission denied".
+ */
+export function unreachableAncestor(
+  path: string,
+  uid: number,
+  gid: number,
+  stat: (p: string) => DirMode = (p) => statSync(p),
+): { path: string; mode: number; uid: number } | undefined {
+  const chain: string[] = [];
+  for (let p = resolve(path); ; p = dirname(p)) {
+    chain.unshift(p);
+    if (dirname(p) === p) break;
+  }
+  for (const p of chain) {
+    const st = stat(p);
+    const bit = st.uid === uid ? 0o100 : st.gid === gid ? 0o010 : 0o001;
+    if ((st.mode & bit) === 0) return { path: p, mode: st.mode & 0o7777, uid: st.uid };
+  }
+  return undefined;
 }
 
 /** Runs a program as the cluster user (or as ourselves when asUser is false) and collects its output. */
@@ -259,6 +291,13 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   }
   mkdirSync(socketDir, { recursive: true });
   for (const d of [join(workDir(), "clusters"), dir, socketDir]) chownSync(d, ids.uid, ids.gid);
+  const blocked = unreachableAncestor(socketDir, ids.uid, ids.gid);
+  if (blocked !== undefined) {
+    throw new UserError(
+      `cluster ${opts.name}: the PostgreSQL user ${PG_USER} cannot reach ${dir}: ${blocked.path} (mode ${blocked.mode.toString(8).padStart(4, "0")}, owner uid ${blocked.uid}) does not let others through; ` +
+        `put the kit in a directory others can enter (or \`chmod o+x ${blocked.path}\`), or set SLICELAB_WORK to such a directory`,
+    );
+  }
   if (!existsSync(logFile)) {
     writeFileSync(logFile, "");
     chownSync(logFile, ids.uid, ids.gid);
