@@ -8,6 +8,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+source scripts/work-dir.sh
 execute=(--execute 00,01)
 for arg in "$@"; do
   case "$arg" in

@@ -6,6 +6,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+source scripts/work-dir.sh
 bash scripts/setup.sh core jupyter postgres browser build vm
 node node_modules/typescript/bin/tsc -p tsconfig.json
 if [ $# -gt 0 ]; then files=("$@"); else mapfile -t files < <(ls dist/test/*.test.js | sort); fi
