@@ -184,3 +184,45 @@ function safeExe(pid: number): string {
     return "";
   }
 }
+
+test("bench-overhead --concurrent --cpu N runs both arms, the server and the script on CPU N, with the two pgbench starting together", { timeout: 180_000 }, async () => {
+  const { spawnSync } = await import("node:child_process");
+  const { mkdtempSync, readFileSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const { repoRoot, workDir } = await import("../src/util/paths.js");
+  const own = readFileSync("/proc/self/status", "utf8").match(/^Cpus_allowed_list:\s*(\d+)/m)![1]!;
+  const out = mkdtempSync(join(tmpdir(), "slicelab-overhead-"));
+  const name = `toverhead${process.pid}`;
+  try {
+    const r = spawnSync(
+      process.execPath,
+      [join(repoRoot(), "dist/scripts/bench-overhead.js"), "--concurrent", "--cpu", own, "--pairs", "2", "--duration", "1", "--clients", "2", "--threads", "1", "--scale", "1", "--cluster", name, "--out", join(out, "rec"), "--json"],
+      { encoding: "utf8", timeout: 170_000 },
+    );
+    assert.equal(r.status, 0, r.stderr);
+    const a = JSON.parse(readFileSync(join(out, "rec", "analysis.json"), "utf8"));
+    const p = JSON.parse(readFileSync(join(out, "rec", "provenance.json"), "utf8"));
+    assert.equal(p.design.cpu.pinned, Number(own));
+    assert.equal(p.design.cpu.cpusAllowed, own);
+    assert.deepEqual(a.cpus, { pinned: Number(own), script: own, server: own });
+    // The warm-up pair's probe read both pgbench from /proc: pinned, and otherwise alike.
+    assert.equal(a.processAttributes.kit.cpusAllowed, own);
+    assert.equal(a.processAttributes.hand.cpusAllowed, own);
+    assert.deepEqual(a.processAttributes.differences, []);
+    const rows = readFileSync(join(out, "rec", "runs.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    assert.deepEqual(rows.map((x) => `${x.pair}${x.arm}`).sort(), ["0hand", "0kit", "1hand", "1kit", "2hand", "2kit"]);
+    assert.equal(a.pairs, 2);
+    // Both arms make the settings query first, so neither pgbench starts a query's time late
+    // (session 3's records: the kit's started 31 ms after the hand's on average).
+    assert.ok(a.tpsRatio.startOffsetMs.maxAbs < 1000, JSON.stringify(a.tpsRatio.startOffsetMs));
+    // The kit's CPU, which concurrent arms share, is charged to the kit: the lower end shrinks by it.
+    const w = a.tpsRatio.withKitCpu;
+    assert.equal(w.factor, 1 - a.kitCpu.maxPct / 100);
+    assert.deepEqual(w.ci95, [a.tpsRatio.ci95[0] * w.factor, a.tpsRatio.ci95[1]]);
+    assert.equal(w.verdict, w.ci95[0] >= 0.99 ? "PASS" : w.ci95[1] < 0.99 ? "FAIL" : "UNRESOLVED");
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+    rmSync(join(workDir(), "clusters", name), { recursive: true, force: true });
+  }
+});

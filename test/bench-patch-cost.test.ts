@@ -157,4 +157,10 @@ test("pgbench-concurrent and bench-overhead --concurrent refuse bad options with
   const both = run("bench-overhead.js", ["--restart", "--concurrent"]);
   assert.equal(both.status, 2);
   assert.match(both.stderr, /^bench-overhead: --restart and --concurrent: expected one of them, found both/);
+  const cpu = run("bench-overhead.js", ["--cpu", "9999"]);
+  assert.equal(cpu.status, 2);
+  assert.match(cpu.stderr, /^bench-overhead: --cpu: expected one of this process's CPUs \([0-9,-]+\), found "9999"\n$/);
+  const cluster = run("bench-overhead.js", ["--cluster", "Bad Name"]);
+  assert.equal(cluster.status, 2);
+  assert.equal(cluster.stderr, `bench-overhead: --cluster: expected a name of lower-case letters, digits and '-', found "Bad Name"\n`);
 });

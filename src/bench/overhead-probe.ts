@@ -68,6 +68,11 @@ function statusField(pid: number, name: string): string {
   return line ? line.slice(name.length + 1).trim() : "";
 }
 
+/** The CPUs a process may run on, as /proc/PID/status lists them ("0-1", "1"); this process's by default. */
+export function cpusAllowed(pid: number = process.pid): string {
+  return statusField(pid, "Cpus_allowed_list");
+}
+
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
 
 /** Reads a running process's attributes (root, or the same user, can read them all). */
