@@ -44,7 +44,7 @@ import { parseArgs } from "node:util";
 import { debianBinDir } from "../src/postgres/binaries.js";
 import { addShutdownHook, startCluster, type Cluster } from "../src/postgres/cluster.js";
 import { loadProtocol, resolveWorkloads } from "../src/bench/protocol.js";
-import { measureWorkload, clusterNameFor, sliceExtensionSettings } from "../src/bench/series.js";
+import { measureWorkload, clusterNameFor, sliceExtensionSettings, workloadTiming } from "../src/bench/series.js";
 import { clientVersions, parseToolOutput, toolCommand } from "../src/bench/tools.js";
 import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo } from "../src/bench/provenance.js";
 import {
@@ -205,7 +205,7 @@ async function main(): Promise<void> {
       const wall = Number(process.hrtime.bigint() - t0) / 1e9;
       const c = process.cpuUsage(c0);
       const cpuMs = (c.user + c.system) / 1000;
-      return { tps: m.tps, started: m.started, ended: m.ended, seconds: m.seconds, load1Before: m.loadBefore[0], load1After: m.loadAfter[0], kitCpuMs: cpuMs, kitCpuPct: (cpuMs / 1000 / wall) * 100 };
+      return { ...workloadTiming(m), kitCpuMs: cpuMs, kitCpuPct: (cpuMs / 1000 / wall) * 100 };
     };
     const hand = async (file: string, withProbe: boolean) => {
       await fresh();

@@ -53,7 +53,7 @@ import { cpus } from "node:os";
 import { runMicro, type ExtensionMode, type MicroRun } from "../src/micro/driver.js";
 import { compareSamples, createRng, tQuantile, type Comparison } from "../src/stats/index.js";
 import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo } from "../src/bench/provenance.js";
-import { clusterNameFor, measureWorkload, sliceExtensionSettings } from "../src/bench/series.js";
+import { clusterNameFor, measureWorkload, sliceExtensionSettings, workloadTiming } from "../src/bench/series.js";
 import { loadProtocol, resolveWorkloads, type ResolvedWorkload } from "../src/bench/protocol.js";
 import { clientVersions, toolCommand, type Clients } from "../src/bench/tools.js";
 import { balancedCycle, blockOrders, runStamp, type OrderDesign } from "../src/bench/overhead.js";
@@ -252,12 +252,7 @@ function costRow(block: number, warmup: boolean, position: number, arm: string, 
     position,
     arm,
     setting,
-    tps: m.tps,
-    started: m.started,
-    ended: m.ended,
-    seconds: m.seconds,
-    load1Before: m.loadBefore[0],
-    load1After: m.loadAfter[0],
+    ...workloadTiming(m),
     raw,
     sliceExtension: m.sliceExtension ?? null,
   };

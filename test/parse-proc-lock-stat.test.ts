@@ -4,13 +4,16 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "../src/util/paths.js";
 import { ParseError } from "../src/util/errors.js";
-import { detectProcLockStat, lockStatRows, parseLockStatRow, parseProcLockStat } from "../src/parse/proc-lock-stat.js";
+import { detectProcLockStat, lockStatRows, parseLockStatRow, parseProcLockStat, type LockStatRow } from "../src/parse/proc-lock-stat.js";
 
 
 import { cliParse } from "./helpers/cli.js";
 import { lockStatRunRows, topLockClasses } from "../src/collect/tables.js";
 import { readRunResult, seriesRows } from "../src/bench/series.js";
 
+/** A row's six contention columns and six acquisition columns, in /proc/lock_stat's order. */
+const waitFigures = (r: LockStatRow) => [r.conBounces, r.contentions, r.waittimeMinUs, r.waittimeMaxUs, r.waittimeTotalUs, r.waittimeAvgUs];
+const holdFigures = (r: LockStatRow) => [r.acqBounces, r.acquisitions, r.holdtimeMinUs, r.holdtimeMaxUs, r.holdtimeTotalUs, r.holdtimeAvgUs];
 
 const dir = join(repoRoot(), "test/fixtures/proc-lock-stat");
 const read = (name: string) => readFileSync(join(dir, name), "utf8");
@@ -24,11 +27,11 @@ test("kernel documentation example: read/write rows, exclusive rows, subclasses"
   assert.deepEqual(mmap.rows.map((r) => r.mode), ["write", "read"]);
   const w = mmap.rows[0]!;
   assert.deepEqual(
-    [w.conBounces, w.contentions, w.waittimeMinUs, w.waittimeMaxUs, w.waittimeTotalUs, w.waittimeAvgUs],
+    waitFigures(w),
     [46, 84, 0.26, 939.1, 16371.53, 194.9],
   );
   assert.deepEqual(
-    [w.acqBounces, w.acquisitions, w.holdtimeMinUs, w.holdtimeMaxUs, w.holdtimeTotalUs, w.holdtimeAvgUs],
+    holdFigures(w),
     [47291, 2922365, 0.16, 2220301.69, 17464026916.32, 5975.99],
   );
   assert.equal(w.line, 6);
@@ -149,11 +152,11 @@ test("VM 7.2.13 capture: classes, rows, read/write halves, a class's full statis
   const g = gp.rows[0]!;
   assert.equal(g.line, 6);
   assert.deepEqual(
-    [g.conBounces, g.contentions, g.waittimeMinUs, g.waittimeMaxUs, g.waittimeTotalUs, g.waittimeAvgUs],
+    waitFigures(g),
     [431, 431, 179.18, 16723.97, 1624314.97, 3768.71],
   );
   assert.deepEqual(
-    [g.acqBounces, g.acquisitions, g.holdtimeMinUs, g.holdtimeMaxUs, g.holdtimeTotalUs, g.holdtimeAvgUs],
+    holdFigures(g),
     [1555, 3701, 0.57, 12063.55, 1016675.8, 274.7],
   );
   assert.deepEqual(gp.points.map((p) => [p.role, p.count, p.symbol]), [

@@ -399,6 +399,11 @@ export async function measureWorkload(
   };
 }
 
+/** What a benchmark script's row keeps of a measureWorkload result: tps, times, 1-min load before and after. */
+export function workloadTiming(m: Pick<WorkloadResult, "tps" | "started" | "ended" | "seconds" | "loadBefore" | "loadAfter">) {
+  return { tps: m.tps, started: m.started, ended: m.ended, seconds: m.seconds, load1Before: m.loadBefore[0], load1After: m.loadAfter[0] };
+}
+
 /** The cluster name a variant uses for a protocol: PREFIX-PROTOCOL-HASH(bin dir). */
 export function clusterNameFor(prefix: string, protocol: string, binDir: string): string {
   return `${prefix}-${protocol}-${binKey(binDir)}`;
