@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what slicelab needs, only where it is missing. Idempotent.
-#   scripts/setup.sh [GROUP…]   groups: core (default), jupyter, postgres, browser, build, vm
+#   scripts/setup.sh [GROUP…]   groups: core (default), jupyter, postgres, browser, build, vm, tracefs
+# (tracefs installs nothing: it mounts /sys/kernel/tracing when it is not mounted and this is root,
+# so that the perf-lock collector can read the lock tracepoints; where that is not allowed it says why.)
 # Debian packages come from the machine's configured apt sources; npm packages from package-lock.json.
 # The Jupyter kernel spec for tslab is installed under the kit's work directory (.work/jupyter),
 # never into the user's own Jupyter configuration.
@@ -16,6 +18,7 @@ declare -A PKGS=(
   [browser]="chromium"
   [build]="build-essential ccache bison flex zlib1g-dev libssl-dev libelf-dev bc cpio dpkg-dev pkg-config gnupg debhelper kmod libdw-dev rsync"
   [vm]="qemu-system-x86 trace-cmd linux-perf"
+  [tracefs]=""
 )
 
 need=()
@@ -46,6 +49,17 @@ if [ ! -f dist/src/cli/main.js ] || [ -n "$(find src test scripts -name '*.ts' -
 fi
 
 for g in "${groups[@]}"; do
+  if [ "$g" = tracefs ] && ! grep -qs " /sys/kernel/tracing tracefs " /proc/mounts; then
+    if [ "$(id -u)" -ne 0 ]; then
+      echo "setup: tracefs is not mounted and this is not root: the perf-lock collector and its test will be skipped (as root: mount -t tracefs nodev /sys/kernel/tracing)"
+    elif [ ! -d /sys/kernel/tracing ]; then
+      echo "setup: this kernel has no /sys/kernel/tracing (CONFIG_TRACING off?): the perf-lock collector and its test will be skipped"
+    elif mkdir -p "$WORK" && mount -t tracefs nodev /sys/kernel/tracing 2>"$WORK/tracefs-mount.err"; then
+      echo "setup: mounted tracefs on /sys/kernel/tracing (for the perf-lock collector)"
+    else
+      echo "setup: could not mount tracefs ($(head -1 "$WORK/tracefs-mount.err" 2>/dev/null)): the perf-lock collector and its test will be skipped"
+    fi
+  fi
   if [ "$g" = jupyter ]; then
     spec="$WORK/jupyter/share/jupyter/kernels/tslab/kernel.json"
     if [ ! -f "$spec" ] || ! grep -q "$ROOT/node_modules/.bin/tslab" "$spec"; then

@@ -1,25 +1,27 @@
 // The whole kernel path, end to end (`npm run test:e2e`; skipped unless
 // SLICELAB_E2E=1): kernel fetched/configured/built as needed, the micro-benchmark
-// A/B inside the VM with its results under data/runs/vm-micro-*, and the patched
+// A/B inside the VM with its results in a temporary directory (tests never write into data/), and the patched
 // PostgreSQL (built on the host when missing) through the harness's smoke
 // protocol inside the VM with slice_extension off and on.
 // Under TCG nothing here is a performance measurement; the assertions are functional.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { ensureKernel } from "../src/kernel/ensure.js";
 import { runMicroAbInVm } from "../src/vm/experiments.js";
 import { runVm } from "../src/vm/qemu.js";
-import { repoRoot } from "../src/util/paths.js";
+import { repoRoot, workDir } from "../src/util/paths.js";
 
 const enabled = process.env.SLICELAB_E2E === "1";
 const skip = enabled ? false : "set SLICELAB_E2E=1 (npm run test:e2e) to run the end-to-end kernel path";
 
-test("micro-benchmark A/B in the VM: the on arm gets grants, the off arm asks for none", { skip, timeout: 4 * 3600_000 }, async () => {
+test("micro-benchmark A/B in the VM: the on arm gets grants, the off arm asks for none", { skip, timeout: 4 * 3600_000 }, async (t) => {
   const k = await ensureKernel({ log: (s) => console.log(`# ${s}`) });
-  const r = await runMicroAbInVm({ kernel: k.bzImage, kernelVersion: k.version, configSha256: k.configSha256, reps: 2, durationS: 3, threads: 4, hogs: 4, csNs: 2000 });
+  const tmp = mkdtempSync(join(workDir(), "vm-micro-e2e-"));
+  t.after(() => rmSync(tmp, { recursive: true, force: true }));
+  const r = await runMicroAbInVm({ kernel: k.bzImage, kernelVersion: k.version, configSha256: k.configSha256, reps: 2, durationS: 3, threads: 4, hogs: 4, csNs: 2000, outDir: join(tmp, "out") });
   console.log(`# results in ${r.dir} (${r.vm.accel})`);
   assert.equal(r.vm.exitStatus, 0);
   assert.equal(r.rows.length, 4);
@@ -36,7 +38,7 @@ test("micro-benchmark A/B in the VM: the on arm gets grants, the off arm asks fo
   assert.equal(prov.kernel.version, k.version);
 });
 
-test("patched PostgreSQL runs the smoke protocol in the VM with slice_extension off and on", { skip, timeout: 4 * 3600_000 }, async () => {
+test("patched PostgreSQL runs the smoke protocol in the VM with slice_extension off and on", { skip, timeout: 4 * 3600_000 }, async (t) => {
   const k = await ensureKernel();
   const cli = join(repoRoot(), "bin", "slicelab.js");
   const built = await execa("node", [cli, "postgres", "build", "--version", "18", "--variant", "patched", "--json"], { reject: false, all: true });
@@ -44,8 +46,8 @@ test("patched PostgreSQL runs the smoke protocol in the VM with slice_extension 
   const rec = JSON.parse(built.stdout) as { builds: { variant: string; binDir: string }[] };
   const bin = rec.builds.find((b) => b.variant === "patched")?.binDir ?? "";
   assert.ok(existsSync(join(bin, "postgres")), `patched build's bin directory from ${built.stdout.slice(0, 400)}`);
-  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "Z");
-  const out = join(repoRoot(), "data", "runs", `vm-pg-smoke-${stamp}`);
+  const out = mkdtempSync(join(workDir(), "vm-pg-smoke-e2e-"));
+  t.after(() => rmSync(out, { recursive: true, force: true }));
   const tun = "env:GLIBC_TUNABLES=glibc.pthread.rseq=0";
   const r = await runVm({
     kernel: k.bzImage,

@@ -3,6 +3,8 @@
 // while tracefs records our rseq_slice_* events and the enforcement timer's hrtimer
 // events, and the host's analysis reconciles them with the kernel's rseq/stats.
 // Under TCG nothing here is a performance measurement; the assertions are functional.
+import { fetchDebianSource } from "../src/postgres/source.js";
+import { prefixFor, readBuildRecord as readPgBuildRecord } from "../src/postgres/build.js";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -58,7 +60,7 @@ const skip = enabled ? false : "set SLICELAB_E2E=1 (npm run test:e2e) to boot th
 
 test("traced micro-benchmark run: every grant the kernel counted is in the trace, both methods see the timer-armed ones", { skip, timeout: 3600_000 }, async () => {
   const builds = patchedKernelBuilds();
-  assert.ok(builds.length > 0, "no kernel built from kernel-patches/linux/series/slicelab: slicelab kernel patch, configure --tree, build --tree");
+  assert.ok(builds.length > 0, "no kernel built from kernel-patches/linux/series/slicelab: run `npx slicelab prepare e2e`");
   const out = mkdtempSync(join(workDir(), "vm-trace-e2e-"));
   try {
     const r = await runSliceTraceInVm({ kernel: builds[0]!.bzImage, build: builds[0], durationS: 3, sliceNsec: 50000, outDir: out });
@@ -80,11 +82,11 @@ test("traced micro-benchmark run: every grant the kernel counted is in the trace
 
 test("traced PostgreSQL run (lock-table protocol sized for TCG): the workload completes and the trace reconciles with rseq/stats", { skip, timeout: 3600_000 }, async () => {
   const builds = patchedKernelBuilds();
-  assert.ok(builds.length > 0, "no kernel built from kernel-patches/linux/series/slicelab");
-  const pgBin = process.env.SLICELAB_PG_PATCHED_BIN;
-  if (!pgBin) {
-    assert.fail("set SLICELAB_PG_PATCHED_BIN to the bin/ of a patched PostgreSQL build (slicelab postgres build --variant patched)");
-  }
+  assert.ok(builds.length > 0, "no kernel built from kernel-patches/linux/series/slicelab: run `npx slicelab prepare e2e`");
+  // The patched PostgreSQL 18 that `slicelab prepare e2e` built (SLICELAB_PG_PATCHED_BIN overrides it).
+  const src = await fetchDebianSource("18");
+  const pgBin = process.env.SLICELAB_PG_PATCHED_BIN ?? join(prefixFor(src, "patched"), "bin");
+  assert.ok(readPgBuildRecord(prefixFor(src, "patched")) || process.env.SLICELAB_PG_PATCHED_BIN, `no patched PostgreSQL 18 build at ${pgBin}: run \`npx slicelab prepare e2e\``);
   const out = mkdtempSync(join(workDir(), "vm-trace-pg-e2e-"));
   try {
     const r = await runSliceTraceInVm({ kernel: builds[0]!.bzImage, build: builds[0], workload: "pg", pgBin, sliceNsec: 50000, outDir: out });

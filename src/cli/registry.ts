@@ -16,5 +16,6 @@ export const commands: CommandEntry[] = [
   { name: "postgres", load: async () => (await import("./commands/postgres.js")).postgresCommand },
   { name: "micro", load: async () => (await import("./commands/micro.js")).microCommand },
   { name: "kernel", load: async () => (await import("./commands/kernel.js")).kernelCommand },
+  { name: "prepare", load: async () => (await import("./commands/prepare.js")).prepareCommand },
   { name: "vm", load: async () => (await import("./commands/vm.js")).vmCommand },
 ];

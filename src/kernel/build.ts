@@ -8,6 +8,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from "
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
+import { assertBuildAllowed } from "../util/build-guard.js";
 import { UserError } from "../util/errors.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { sha256File } from "./fetch.js";
@@ -81,6 +82,7 @@ export async function buildKernel(opts: BuildOptions): Promise<BuildRecord> {
   const { tree, buildDir } = opts;
   const cfg = join(buildDir, ".config");
   if (!existsSync(cfg)) throw new UserError(`${cfg}: missing: run \`slicelab kernel configure\` first`);
+  assertBuildAllowed(`the kernel in ${buildDir}`);
   const jobs = opts.jobs ?? availableParallelism();
   const useCcache = opts.ccache ?? true;
   const ccDir = opts.ccacheDir ?? kernelCcacheDir();

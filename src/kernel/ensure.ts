@@ -5,7 +5,8 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join, resolve } from "node:path";
+import { applySeries, defaultSeriesDir, readSeriesFile } from "./patch.js";
 import { UserError } from "../util/errors.js";
 import { buildKernel, readBuildRecord, type BuildRecord } from "./build.js";
 import { buildDirFor, configureIsCurrent, configureKernel, DEFAULT_FRAGMENTS, fragmentPath } from "./configure.js";
@@ -25,6 +26,22 @@ export function cachedKernel(fragments: string[] = DEFAULT_FRAGMENTS): BuildReco
   return readBuildRecord(buildDirFor(tree, fragments.map(fragmentPath)));
 }
 
+/**
+ * The current tree patched with a series (default kernel-patches/linux/series/slicelab): the copy
+ * made by an earlier `slicelab kernel patch` of the same series (same hash), else a new one.
+ */
+export async function ensurePatchedTree(o: { seriesDir?: string; log?: (s: string) => void } = {}): Promise<KernelTree> {
+  const base = await ensureTree(o.log);
+  const dir = resolve(o.seriesDir ?? defaultSeriesDir());
+  const h = createHash("sha256");
+  for (const p of readSeriesFile(dir)) h.update(p).update(readFileSync(join(dir, p)));
+  const dest = `${base.dir.replace(/\/+$/, "")}+${basename(dir)}-${h.digest("hex").slice(0, 12)}`;
+  const record = `${dest}.slicelab.json`;
+  if (existsSync(record) && existsSync(join(dest, "Makefile"))) return JSON.parse(readFileSync(record, "utf8")) as KernelTree;
+  const r = await applySeries({ tree: base, seriesDir: dir, log: o.log });
+  return JSON.parse(readFileSync(`${r.patchedTree!}.slicelab.json`, "utf8")) as KernelTree;
+}
+
 /** The default kernel image for `slicelab vm`, or an error saying how to make one. */
 export function defaultKernelImage(): string {
   const rec = cachedKernel();
@@ -38,9 +55,9 @@ export function defaultKernelImage(): string {
 
 /** Fetches, configures and builds as needed; a no-op (apart from make's check) when all is cached. */
 export async function ensureKernel(
-  opts: { fragments?: string[]; log?: (s: string) => void; onLine?: (s: string) => void } = {},
+  opts: { tree?: KernelTree; fragments?: string[]; log?: (s: string) => void; onLine?: (s: string) => void } = {},
 ): Promise<BuildRecord> {
-  const tree = await ensureTree(opts.log);
+  const tree = opts.tree ?? (await ensureTree(opts.log));
   const frags = (opts.fragments ?? DEFAULT_FRAGMENTS).map(fragmentPath);
   const buildDir = buildDirFor(tree, frags);
   // Skip the merge (a minute on a busy machine) when the fragments are unchanged since it ran.

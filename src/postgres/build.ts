@@ -16,6 +16,7 @@ import { closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, rmSyn
 import { cpus, release } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
+import { assertBuildAllowed } from "../util/build-guard.js";
 import { UserError } from "../util/errors.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { cacheDir, workDir } from "../util/paths.js";
@@ -178,6 +179,7 @@ export async function buildPostgres(src: PgSource, variant: BuildVariant, opts: 
   const prefix = prefixFor(src, variant);
   const existing = readBuildRecord(prefix);
   if (existing && !opts.force) return { prefix, binDir: join(prefix, "bin"), record: existing, reused: true };
+  assertBuildAllowed(`PostgreSQL ${src.version} ${variant} in ${prefix}`);
   return withLock(prefix, async () => {
     const again = readBuildRecord(prefix);
     if (again && !opts.force) return { prefix, binDir: join(prefix, "bin"), record: again, reused: true };
@@ -208,7 +210,11 @@ export async function buildPostgres(src: PgSource, variant: BuildVariant, opts: 
     const cc = ccache ? `ccache ${gcc.split("/").pop()}` : gcc.split("/").pop()!;
     const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: "C" };
     // relative paths in ccache's hash: trees of other variants/clones share entries
-    if (ccache) env.CCACHE_BASEDIR = tree;
+    if (ccache) {
+      env.CCACHE_BASEDIR = tree;
+      // ccache's entries live in the kit's cache too, so an empty SLICELAB_CACHE is a truly cold build.
+      env.CCACHE_DIR = join(cacheDir(), "postgres", "ccache");
+    }
     const configure = [`--prefix=${prefix}`, ...CONFIGURE_OPTIONS];
     const jobs = opts.jobs ?? Math.max(1, Math.min(2, cpus().length));
     say(`configure ${configure.join(" ")} CC="${cc}"`);

@@ -11,6 +11,7 @@
  */
 import { createRequire } from "node:module";
 import { VALUE_MIME, valuePayload, type RecordedValue } from "./values.js";
+import { MACHINE_FACTS_CLASS } from "./freshness.js";
 
 interface TslabDisplay {
   html(s: string): void;
@@ -59,6 +60,19 @@ export function html(fragment: string): void {
 export function recordValue<T extends RecordedValue["value"]>(name: string, value: T): T {
   display().raw(VALUE_MIME, valuePayload(name, value));
   return value;
+}
+
+/**
+ * Shows facts of the machine that runs the notebook (a path, a build hash, a build time, cache
+ * hits), as opposed to what the notebook claims: they are marked so that the freshness check
+ * (src/report/freshness.ts, isMachineFact) compares only that they are there, not their values.
+ */
+export function machineFacts(caption: string, rows: (string | number)[][]): void {
+  display().html(machineFactsHtml(caption, rows));
+}
+
+export function machineFactsHtml(caption: string, rows: (string | number)[][]): string {
+  return `<div class="${MACHINE_FACTS_CLASS}"><p class="sl-machine-caption">${escapeHtml(caption)}</p>${htmlTable(["this machine", "value"], rows)}</div>`;
 }
 
 /** Escapes text for inclusion in HTML or Markdown tables. */

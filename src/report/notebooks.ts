@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, readFileSync, mkdirSync, rmSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import { execa } from "execa";
+import { NO_BUILD_ENV } from "../util/build-guard.js";
 import { UserError } from "../util/errors.js";
 import { repoRoot, workDir } from "../util/paths.js";
 import { recordedValues, type NotebookJson, type RecordedValue } from "./values.js";
@@ -28,6 +29,9 @@ export function jupyterEnv(): Record<string, string> {
   env.JUPYTER_PATH = [jupyterDataDir(), process.env.JUPYTER_PATH].filter(Boolean).join(":");
   // Silences "Debugger warning: It seems that frozen modules are being used" on every start.
   env.PYDEVD_DISABLE_FILE_VALIDATION = "1";
+  // No notebook cell builds a kernel or PostgreSQL (src/util/build-guard.ts): they read what
+  // `slicelab prepare` made, so a cell never outlasts its timeout on a cold cache.
+  env[NO_BUILD_ENV] = "a notebook cell: notebooks read what `slicelab prepare test` built";
   return env;
 }
 

@@ -58,11 +58,17 @@ mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 mount -t tmpfs -o mode=755 tmpfs /run
-mount -t tmpfs -o mode=1777 tmpfs /tmp
+mkdir -p /run/slicelab-ovl/tmp/upper /run/slicelab-ovl/tmp/work
+chmod 1777 /run/slicelab-ovl/tmp/upper
+# /tmp gets a writable overlay over the host's /tmp (not a fresh tmpfs), so a clone or a cache
+# under /tmp stays visible in the guest at the same path; writes stay in the guest.
+mount -t overlay overlay -o lowerdir=/tmp,upperdir=/run/slicelab-ovl/tmp/upper,workdir=/run/slicelab-ovl/tmp/work,xino=off /tmp 2>/dev/null || {
+  echo "${MARK_OVERLAY_FAILED} /tmp (a fresh tmpfs instead: host paths under /tmp are not visible)"
+  mount -t tmpfs -o mode=1777 tmpfs /tmp
+}
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
-mkdir -p /run/slicelab-ovl
 for d in ${overlays}; do
   [ -d "$d" ] || continue
   u=/run/slicelab-ovl$d
