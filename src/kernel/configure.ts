@@ -9,7 +9,6 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { execa } from "execa";
-import { assertBuildAllowed } from "../util/build-guard.js";
 import { UserError } from "../util/errors.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { repoRoot } from "../util/paths.js";
@@ -244,7 +243,6 @@ export async function configureKernel(opts: ConfigureOptions): Promise<Configure
   const treeDir = opts.tree.dir;
   const { entries, files } = readFragments(opts.fragments);
   const buildDir = opts.buildDir ?? buildDirFor(opts.tree, opts.fragments, opts.baseConfig);
-  assertBuildAllowed(`a kernel configuration in ${buildDir}`);
   const scratch = `${buildDir}.configure-${process.pid}`;
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(scratch, { recursive: true });
