@@ -6,6 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assertBuildAllowed, buildRefusal, NO_BUILD_ENV } from "../src/util/build-guard.js";
@@ -17,7 +18,7 @@ import { UserError } from "../src/util/errors.js";
 import { comparableOutputs, isMachineFact, notebookOutputsDiffer } from "../src/report/freshness.js";
 import { machineFactsHtml, htmlTable } from "../src/report/notebook.js";
 import { executeNotebook, NotebookError } from "../src/report/notebooks.js";
-import { makeProgress, parseTarget, prepareSteps } from "../src/prepare/index.js";
+import { makeProgress, parseTarget, prepareSteps, unbuildablePath } from "../src/prepare/index.js";
 import { recordedKernelBuilds } from "../src/kernel/recorded.js";
 import { repoRoot, workDir } from "../src/util/paths.js";
 
@@ -178,4 +179,14 @@ test("prepare: make's output turns into a progress line at most once a minute, c
     p(i % 2 === 0 ? `  CC      kernel/f${i}.o` : "  GEN     something");
   }
   assert.deepEqual(lines, ["kernel: 15 objects so far, 60 s"]);
+});
+
+test("prepare: a cache or clone path with a space or a colon is refused up front, with the way out", () => {
+  assert.equal(unbuildablePath("the cache", "/var/tmp/slicelab-cache", "x"), null);
+  assert.match(unbuildablePath("the cache", "/tmp/my cache", "set SLICELAB_CACHE to a directory without one")!, /^the cache "\/tmp\/my cache" contains a space or a colon, .*: set SLICELAB_CACHE/);
+  assert.notEqual(unbuildablePath("the clone", "/home/a:b/slicelab", "x"), null);
+  const r = spawnSync(process.execPath, [join(repoRoot(), "bin", "slicelab.js"), "prepare", "test"], { encoding: "utf8", env: { ...process.env, SLICELAB_CACHE: join(tmpdir(), "slicelab cache with spaces") } });
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /slicelab prepare: the cache ".*slicelab cache with spaces" contains a space or a colon/);
+  assert.equal(existsSync(join(tmpdir(), "slicelab cache with spaces")), false, "refused before anything was made");
 });

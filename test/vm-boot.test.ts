@@ -3,7 +3,9 @@
 // Under TCG the timings are not performance figures; nothing here asserts on time.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ensureKernel } from "../src/kernel/ensure.js";
 import { runVm } from "../src/vm/qemu.js";
 import { buildProbe, parseProbeOutput, sliceStatsDelta } from "../src/vm/probe.js";
@@ -30,6 +32,27 @@ test("a command runs in the VM: exit status, shared directory, writable overlay,
   assert.deepEqual(r.overlayFailures, []);
   assert.equal(existsSync("/etc/slicelab-vm-test"), false, "the guest's write must stay in its overlay");
   assert.ok(r.bootToCommandS !== null && r.bootToCommandS > 0);
+});
+
+test("the host's /tmp is visible in the guest (a clone or cache there is reachable) and the guest's writes there stay in the guest", { timeout: 3 * 3600_000 }, async () => {
+  const k = await kernel();
+  const dir = mkdtempSync(join(tmpdir(), "slicelab vm tmp-"));
+  try {
+    writeFileSync(join(dir, "from host"), "host-file\n");
+    const r = await runVm({
+      kernel: k.image,
+      cpus: 1,
+      memMiB: 512,
+      timeoutS: 300,
+      command: ["sh", "-c", 'cat "$1/from host" && echo guest > "$1/from guest" && cat "$1/from guest" && ls -ld /tmp | cut -c1-10', "sh", dir],
+    });
+    assert.equal(r.exitStatus, 0, r.commandOutput);
+    assert.match(r.commandOutput, /host-file\nguest\ndrwxrwxrwt/);
+    assert.deepEqual(r.overlayFailures, []);
+    assert.equal(existsSync(join(dir, "from guest")), false, "the guest's write must stay in its overlay");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("in the VM the slice extension is usable, slice_ext_nsec can be set, and rseq_slice_ext=0 switches it off", { timeout: 3 * 3600_000 }, async () => {

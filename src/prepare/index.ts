@@ -19,6 +19,7 @@ import { buildPostgres } from "../postgres/build.js";
 import { fetchDebianSource } from "../postgres/source.js";
 import { buildProbe } from "../vm/probe.js";
 import { UserError } from "../util/errors.js";
+import { cacheDir, repoRoot } from "../util/paths.js";
 
 export const PREPARE_TARGETS = ["test", "e2e"] as const;
 export type PrepareTarget = (typeof PREPARE_TARGETS)[number];
@@ -123,8 +124,21 @@ export function parseTarget(word: string | undefined): PrepareTarget {
   throw new UserError(`slicelab prepare: expected test or e2e, found ${word === undefined ? "nothing" : JSON.stringify(word)}`);
 }
 
+/**
+ * Paths the builds cannot take: kbuild refuses a source or output directory with spaces or colons,
+ * and PostgreSQL's makefiles split an installation prefix with spaces. Returns the reason, or null.
+ */
+export function unbuildablePath(what: string, path: string, env: string): string | null {
+  if (!/[\s:]/.test(path)) return null;
+  return `${what} ${JSON.stringify(path)} contains a space or a colon, which the kernel's build (kbuild) and PostgreSQL's makefiles cannot take: ${env}`;
+}
+
 /** Runs the target's steps in order; each step's line says what it made or that it was cached. */
 export async function prepare(target: PrepareTarget, log: (s: string) => void = () => {}): Promise<StepResult[]> {
+  const why =
+    unbuildablePath("the cache", cacheDir(), "set SLICELAB_CACHE to a directory without one (everything else may stay where it is)") ??
+    unbuildablePath("the clone", repoRoot(), "the kernel configuration reads its fragments from the clone: clone into a path without one");
+  if (why) throw new UserError(`slicelab prepare: ${why}`);
   const out: StepResult[] = [];
   for (const s of [...kernelSteps(), ...postgresSteps()].filter((x) => x.targets.includes(target))) {
     const t0 = Date.now();
