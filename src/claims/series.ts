@@ -380,7 +380,7 @@ function differenceEntry(x: Context): ClaimEntry {
   const reasons: Record<Verdict, string> = {
     reproduced: `${testsText}; no single run changes that`,
     "not significant":
-      `${testsText}: ${s.b} − ${s.a} = ${fmtSignedPct(c.welch.differencePct, 2)} is within this series' run-to-run noise; ` +
+      `${testsText}: ${s.b} − ${s.a} = ${fmtSignedPct(c.welch.differencePct, 2)} is not distinguishable from this series' run-to-run noise (inconclusive, not evidence of no effect); ` +
       `no single left-out run makes Welch significant (p from ${pRange(loo.drops.map((d) => d.p))})` +
       (blocksDesign && paired.leaveOneOutFlips.length === 0 ? ` nor any left-out block the paired test (p from ${fmtP(paired.leaveOneOutMinP)} to ${fmtP(paired.leaveOneOutMaxP)})` : ""),
     fragile:
@@ -390,6 +390,9 @@ function differenceEntry(x: Context): ClaimEntry {
     "not reproduced": `${testsText}: ${s.b} is significantly below ${s.a}, against the claimed direction`,
     consistent: testsText,
     "not checkable": testsText,
+    recomputed: testsText,
+    "not recomputed": testsText,
+    "not yet reproduced": testsText,
   };
   return claimEntry({
     id: `${x.idPrefix}:difference`,
@@ -458,6 +461,9 @@ function spreadEntry(x: Context): ClaimEntry {
     "not reproduced": `${core}: ${s.b} varies significantly more than ${s.a}`,
     consistent: core,
     "not checkable": core,
+    recomputed: core,
+    "not recomputed": core,
+    "not yet reproduced": core,
   };
   const rRatio = rc.b.sd / rc.a.sd;
   return claimEntry({
