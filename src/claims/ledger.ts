@@ -59,12 +59,6 @@ function annotate(e: ClaimEntry): ClaimEntry {
   return { ...e, cites, reproduction };
 }
 
-/** Our own series: the record is the series directory; its verdict is the reproduction status. */
-function seriesReproduction(e: ClaimEntry, dir: string): ClaimEntry {
-  const status: Reproduction["status"] = e.verdict === "reproduced" ? "reproduced" : e.verdict === "not reproduced" ? "not reproduced" : "not yet reproduced";
-  return { ...e, reproduction: { status, records: [dir], note: "our own series (this entry's verdict)" } };
-}
-
 /** Builds the whole ledger from data/published/, then the entries of `options.series` (synchronous). */
 export function buildLedger(options: LedgerOptions = {}): ClaimEntry[] {
   const o = ledgerOptions(options);
@@ -87,11 +81,9 @@ export function buildLedger(options: LedgerOptions = {}): ClaimEntry[] {
   ].map(annotate);
   return [
     ...published,
-    ...(options.series ?? []).flatMap((x) => {
-      const dir = typeof x === "string" ? x : x.dir;
-      const entries = typeof x === "string" ? seriesClaims(x, o) : seriesClaims(x.dir, { ...o, a: x.a, b: x.b, workload: x.workload });
-      return entries.map((e) => seriesReproduction(e, dir));
-    }),
+    ...(options.series ?? []).flatMap((x) =>
+      typeof x === "string" ? seriesClaims(x, o) : seriesClaims(x.dir, { ...o, a: x.a, b: x.b, workload: x.workload }),
+    ),
   ];
 }
 

@@ -674,5 +674,13 @@ export function seriesClaims(dir: string, opts: SeriesClaimsOptions = {}): Claim
       `the ${s.runsA.length} measured runs of ${s.a} and ${s.runsB.length} of ${s.b} (warm-up runs excluded: ${s.warmupA.length} and ${s.warmupB.length})` +
       (s.pairs.length ? `, ${s.pairs.length} complete blocks` : ""),
   };
-  return [differenceEntry(x), spreadEntry(x), firstRunEntry(x), noiseFloorEntry(x)];
+  // Our own series: the record is the series directory, and the entry's verdict is its reproduction status.
+  return [differenceEntry(x), spreadEntry(x), firstRunEntry(x), noiseFloorEntry(x)].map((e) => ({
+    ...e,
+    reproduction: {
+      status: e.verdict === "reproduced" ? "reproduced" : e.verdict === "not reproduced" ? "not reproduced" : "not yet reproduced",
+      records: [s.shown],
+      note: "our own series: this entry's verdict",
+    },
+  }));
 }
