@@ -50,12 +50,15 @@ export function formatClaim(e: ClaimEntry, width = 100): string {
     ["id", e.id],
     ["source", e.source],
     ["claim", e.claim],
+    ["cites", e.cites.length > 0 ? e.cites.join(" ") : "—"],
     ["published", e.published],
     ["recomputed", e.recomputed],
     ["uncertainty", e.uncertainty ?? "—"],
     ["verdict", e.verdict],
     ["reason", e.reason],
     ["basis", e.basis],
+    ["our runs", `${e.reproduction.status}${e.reproduction.note ? `: ${e.reproduction.note}` : ""}`],
+    ["records", e.reproduction.records.length > 0 ? e.reproduction.records.join(" ") : "—"],
   ];
   const lw = Math.max(...fields.map(([k]) => k.length));
   const out: string[] = [];
