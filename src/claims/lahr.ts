@@ -388,7 +388,7 @@ function lostTimeEntries(d: LahrData, runs: readonly RunLength[]): ClaimEntry[] 
       verdict,
       reason:
         ev.denominator === "per acquisition"
-          ? `${fmt(d.spraul.lostS, d.spraul.lostDecimals)} s is SPIN × WAIT MEAN: WAIT MEAN read as a mean per spin, the meaning lockstat's documentation gives it, so the reading was a fair one. ` +
+          ? `${fmt(d.spraul.lostS, d.spraul.lostDecimals)} s is SPIN × WAIT MEAN: WAIT MEAN read as a mean per spin, the meaning lockstat's documentation gives it (as issue 17 reports; the documentation is not in the archives we could search), so the reading was a fair one. ` +
             `But this lockmeter 1.4.5 output evidently divided by TOTAL: under the per-spin reading ${ev.perSpinImpossible.length} rows are impossible (one wait longer than all waits together, e.g. ${examples}); ` +
             `${singleText}; lock-row means are their callers' means weighted by TOTAL for ${ev.lockMeanMatchesTotalWeighted} of ${ev.locksWithCallers} locks, by SPIN for ${ev.lockMeanMatchesSpinWeighted}. ` +
             `So the lost time is ${fmt(reading, 2)} s ${fmtInterval(readingBounds, 2, " s")}, not ${fmt(d.spraul.lostS, d.spraul.lostDecimals)} s; his conclusion stands: that is ${fmt(cpuShare(reading), 3)}% of the run's CPU time (lahr-2001/contention-high-lost-small)`
