@@ -9,10 +9,10 @@ import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { repoRoot } from "../src/util/paths.js";
 import { ParseError, UserError } from "../src/util/errors.js";
-import { buildLedger, findClaim, SOURCES, VERDICTS, type ClaimEntry } from "../src/claims/index.js";
+import { buildLedger, dipietroClaims, findClaim, formatLedgerTable, lahrInput, SOURCES, VERDICTS, type ClaimEntry } from "../src/claims/index.js";
 import { REPRODUCTION_STATUSES } from "../src/claims/entry.js";
 import { citeLine } from "../src/claims/cite.js";
-import { loadDipietro2026, loadProvenance, parseSecondaryFigures, SECONDARY_SOURCES } from "../src/published/index.js";
+import { loadDipietro2026, loadLahr2001, loadProvenance, parseSecondaryFigures, SECONDARY_SOURCES } from "../src/published/index.js";
 import { DIPIETRO_2026, historyEvents } from "../src/report/history.js";
 
 const root = repoRoot();
@@ -209,4 +209,31 @@ test("slicelab claims --json carries cites and reproduction for every entry", ()
   for (const id of ["lahr-2001/run-lengths", "dipietro-2026/rseq-slice-extension-limits-exposure", "lu-2023/cpus-needed"]) {
     assert.ok(parsed.some((e) => e.id === id), id);
   }
+});
+
+test("bad inputs name the file: a missing context fact, a missing 2026 figure", () => {
+  const lahr = loadLahr2001();
+  assert.throws(
+    () => lahrInput({ ...lahr, context: lahr.context.filter((f) => f.id !== "hz") }),
+    (e: unknown) => e instanceof UserError && e.message === 'lahr-2001/context.json: expected a fact "hz", found none',
+  );
+  assert.throws(
+    () => lahrInput({ ...lahr, context: lahr.context.map((f) => (f.id === "postgres_s_spincycle_us" ? { ...f, value: [10000, -1] } : f)) }),
+    (e: unknown) => e instanceof UserError && /^lahr-2001\/context\.json: expected a list of non-negative µs/.test(e.message),
+  );
+  const d = loadDipietro2026();
+  assert.throws(
+    () => dipietroClaims({ ...d, figures: d.figures.filter((f) => f.id !== "tps-after") }),
+    (e: unknown) => e instanceof UserError && e.message === 'data/published/dipietro-2026/secondary-figures.raw.txt: expected a line "tps-after | …", found none',
+  );
+  assert.throws(
+    () => dipietroClaims({ ...d, figures: d.figures.map((f) => (f.id === "ratio" ? { ...f, printed: "about half" } : f)) }),
+    (e: unknown) => e instanceof ParseError && /^data\/published\/dipietro-2026\/secondary-figures\.raw\.txt:8: expected a number matching/.test(e.message),
+  );
+});
+
+test("the ledger table counts what our runs say", () => {
+  const t = formatLedgerTable(ledger);
+  const n = (st: string) => ledger.filter((e) => e.reproduction.status === st).length;
+  assert.match(t, new RegExp(`^our runs \\(field reproduction\\): ${n("not yet reproduced")} not yet reproduced, ${n("not applicable")} not applicable$`, "m"));
 });

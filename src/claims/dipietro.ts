@@ -56,7 +56,7 @@ function regressionEntry(d: Dipietro2026, m: MechanismSummary): ClaimEntry {
       status: "not yet reproduced",
       records: [recordDir(MECHANISM_RECORD), recordDir("vm-eviction-preempt-lazy-20261130"), recordDir("vm-eviction-preempt-full-20261130")],
       note:
-        `our runs are a 2-vCPU VM under TCG (functional evidence), not a 96-vCPU machine: with slice_extension off, preempt=lazy${lazy ? ` on ${lazy.kernel}` : ""} against preempt=none${none ? ` on ${none.kernel}` : ""} gives ${fmtSignedPct(c.differencePct, 1)} ` +
+        `our runs are a 2-vCPU VM under TCG (functional evidence), not the post's ${secondaryFigure(d, "machine").printed}: with slice_extension off, preempt=lazy${lazy ? ` on ${lazy.kernel}` : ""} against preempt=none${none ? ` on ${none.kernel}` : ""} gives ${fmtSignedPct(c.differencePct, 1)} ` +
         `(${none ? fmt(none.mean, 1) : "?"} → ${lazy ? fmt(lazy.mean, 1) : "?"} tps, Welch p = ${fmt(c.welchP, 3)}, detectable ±${fmt(c.minimumDetectableEffectPct, 0)}%): ` +
         (c.welchP < 0.05 && c.differencePct < 0
           ? `a significant drop`
@@ -101,7 +101,7 @@ function sLockEntry(d: Dipietro2026): ClaimEntry {
     reproduction: {
       status: "not yet reproduced",
       records: [recordDir("vm-lockstat-20261130")],
-      note: `our lock statistics come from a 2-vCPU VM under TCG with a different workload (the lock-table protocol), not from pgbench simple-update at scale 8,470`,
+      note: `our lock statistics come from a 2-vCPU VM under TCG with a different workload (the lock-table protocol), not from the post's ${secondaryFigure(d, "workload").printed}`,
     },
     values: { startReadBufferPct: vals[0]!, getVictimBufferPct: vals[1]!, strategyGetBufferPct: vals[2]!, sLockPct: vals[3]!, sLockShareOfParentPct: underParent },
   });
@@ -175,7 +175,7 @@ function rseqEntry(d: Dipietro2026, m: MechanismSummary): ClaimEntry {
     reason:
       `the mechanism works in our guest (extensions requested and granted${grants > 0 ? "" : ": none granted"}), but ` +
       (found.length > 0
-        ? `a throughput gain shows in ${found.map((e) => e.mode).join(", ")} only under TCG, which cannot stand for a 96-vCPU machine`
+        ? `a throughput gain shows in ${found.map((e) => e.mode).join(", ")} only under TCG, which cannot stand for the post's ${secondaryFigure(d, "machine").printed}`
         : against.length > 0
           ? `throughput fell with it in ${against.map((e) => e.mode).join(", ")}`
           : `no throughput effect is distinguishable from the noise of a 2-vCPU TCG guest, whose runs could not show a gain smaller than about ${fmt(Math.min(...effects.map((e) => e.c.minimumDetectableEffectPct)), 0)}%: inconclusive, and PostgreSQL must first mark its critical sections (our patch does, §4)`),

@@ -2,7 +2,7 @@
  * Plain-text renderings of the ledger for the terminal: a table (id, verdict, reason)
  * and the full record of one claim. Deterministic; no colours.
  */
-import type { ClaimEntry } from "./entry.js";
+import { REPRODUCTION_STATUSES, type ClaimEntry } from "./entry.js";
 import { VERDICTS, VERDICT_MEANINGS } from "./verdicts.js";
 
 /** Greedy word wrap to `width` columns (words longer than the width stay whole). */
@@ -33,7 +33,14 @@ export function formatLedgerTable(entries: readonly ClaimEntry[], width = 120): 
     for (const l of lines.slice(1)) out.push(`${" ".repeat(idW + vW + 4)}${l}`);
   }
   const counts = VERDICTS.map((v) => [v, entries.filter((e) => e.verdict === v).length] as const).filter(([, n]) => n > 0);
-  out.push("", `${entries.length} claims: ${counts.map(([v, n]) => `${n} ${v}`).join(", ")}`, "", "verdicts:");
+  const ours = REPRODUCTION_STATUSES.map((st) => [st, entries.filter((e) => e.reproduction.status === st).length] as const).filter(([, n]) => n > 0);
+  out.push(
+    "",
+    `${entries.length} claims: ${counts.map(([v, n]) => `${n} ${v}`).join(", ")}`,
+    `our runs (field reproduction): ${ours.map(([st, n]) => `${n} ${st}`).join(", ")}`,
+    "",
+    "verdicts:",
+  );
   const lw = Math.max(...VERDICTS.map((v) => v.length));
   for (const v of VERDICTS) {
     const lines = wrap(VERDICT_MEANINGS[v], Math.max(30, width - lw - 4));
