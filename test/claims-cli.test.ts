@@ -11,7 +11,7 @@ const run = (...args: string[]) => {
   const r = spawnSync(process.execPath, [join(root, "bin", "slicelab.js"), "claims", ...args], { cwd: root, encoding: "utf8" });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 };
-const KEYS = ["id", "source", "claim", "published", "recomputed", "uncertainty", "verdict", "reason", "basis", "values"];
+const KEYS = ["id", "source", "claim", "cites", "published", "recomputed", "uncertainty", "verdict", "reason", "basis", "reproduction", "values"];
 
 test("claims --json: every entry, keys in the fixed order, the same bytes twice, equal to buildLedger()", () => {
   const a = run("--json");
@@ -37,7 +37,7 @@ test("claims --id ID --json prints that entry; the table names every claim", () 
   const text = run("--id", "lahr-2001/spraul-lost-time");
   assert.equal(text.status, 0, text.stderr);
   assert.match(text.stdout, /^id\s+lahr-2001\/spraul-lost-time$/m);
-  assert.match(text.stdout, /^verdict\s+not reproduced$/m);
+  assert.match(text.stdout, /^verdict\s+not recomputed$/m);
   const table = run();
   assert.equal(table.status, 0, table.stderr);
   for (const x of buildLedger()) assert.ok(table.stdout.includes(x.id), x.id);

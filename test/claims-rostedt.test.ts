@@ -50,23 +50,23 @@ test("averages and std devs: recomputed from the 15 runs (numpy mean, std ddof=1
   // numpy: u.mean() = 74527.7800676, u.std(ddof=1) = 420.6304969004874, u.std(ddof=0) = 406.36766676812215
   const au = claim("rostedt-2023/average-unpatched");
   close(v(au, "recomputed"), 74527.7800676, 1e-7, "mean without");
-  assert.equal(au.verdict, "reproduced");
+  assert.equal(au.verdict, "recomputed");
   // 74527.78006… prints as 74527.7800 when truncated, 74527.7801 when rounded.
   assert.match(au.reason, /truncated to 4 decimals/);
   assert.match(au.reason, /74527\.7801/);
   const su = claim("rostedt-2023/std-dev-unpatched");
   close(v(su, "sampleSd"), 420.6304969004874, 1e-9, "sd without");
   close(v(su, "populationSd"), 406.36766676812215, 1e-9, "population sd without");
-  assert.equal(su.verdict, "reproduced");
+  assert.equal(su.verdict, "recomputed");
   assert.match(su.reason, /sample SD \(n − 1\), truncated/);
   // numpy: p.mean() = 74710.09886620002, p.std(ddof=1) = 136.72504941945695
   const ap = claim("rostedt-2023/average-patched");
   close(v(ap, "recomputed"), 74710.0988662, 1e-7, "mean with");
-  assert.equal(ap.verdict, "reproduced");
+  assert.equal(ap.verdict, "recomputed");
   assert.match(ap.reason, /rounding would print 74710\.0989/);
   const sp = claim("rostedt-2023/std-dev-patched");
   close(v(sp, "sampleSd"), 136.72504941945695, 1e-9, "sd with");
-  assert.equal(sp.verdict, "reproduced");
+  assert.equal(sp.verdict, "recomputed");
 });
 
 test("a wrong printed average or a population SD gives the right verdict", () => {
@@ -75,9 +75,9 @@ test("a wrong printed average or a population SD gives the right verdict", () =>
   d.patched.reportedStdDev = { value: 132.0889, decimals: 4 }; // the population SD, rounded
   const out = rostedtClaims(d, { seed: 1, resamples: 2000, alpha: 0.05 });
   const avg = out.find((e) => e.id === "rostedt-2023/average-unpatched")!;
-  assert.equal(avg.verdict, "not reproduced");
+  assert.equal(avg.verdict, "not recomputed");
   const sd = out.find((e) => e.id === "rostedt-2023/std-dev-patched")!;
-  assert.equal(sd.verdict, "not reproduced");
+  assert.equal(sd.verdict, "not recomputed");
   assert.match(sd.reason, /population SD/);
 });
 
@@ -101,6 +101,19 @@ test('"a difference beyond the noise": Welch, Mann–Whitney and leave-one-out a
   assert.ok(v(e, "bootstrapLoPct") < v(e, "differencePct") && v(e, "differencePct") < v(e, "bootstrapHiPct"));
   assert.equal(e.verdict, "not significant");
   assert.match(e.reason, /excludes 0 for \d of 5 seeds/);
+  // Issue 17: not rejecting is not "no effect": the reason says inconclusive, gives the Welch interval
+  // ([−0.078766%, +0.568030%], SciPy ttest_ind(p, u, equal_var=False).confidence_interval() in % of the unpatched mean) and the
+  // sidedness: his claim has a direction, and one-sided (patched > unpatched) scipy gives
+  // ttest_ind(p, u, equal_var=False, alternative="greater").pvalue = 0.0644399149718119 and
+  // mannwhitneyu(p, u, alternative="greater").pvalue = 0.0372478459569933 (half the two-sided values).
+  close(v(e, "welchOneSidedP"), 0.0644399149718119, 1e-9, "one-sided Welch p");
+  close(v(e, "mannWhitneyOneSidedP"), 0.0372478459569933, 1e-9, "one-sided Mann–Whitney p");
+  close(v(e, "welchCiLoPct"), -0.0788, 1e-4, "Welch CI low");
+  close(v(e, "welchCiHiPct"), 0.5680, 1e-4, "Welch CI high");
+  assert.match(e.reason, /^inconclusive: two-sided/);
+  assert.match(e.reason, /which is not evidence of no effect: the Welch 95% CI \[-0\.08%, 0\.57%\]/);
+  assert.match(e.reason, /one-sided in the claimed direction \(patched faster\): Welch p = 0\.0644, Mann–Whitney p = 0\.0372 \(only Mann–Whitney below α = 0\.05: the tests disagree\)/);
+  assert.doesNotMatch(e.reason, /within the run-to-run noise/);
   // More runs than posted would be needed to detect the observed difference.
   assert.ok(v(e, "minimumDetectableEffectPct") > v(e, "differencePct"));
   assert.ok(v(e, "runsNeededForObserved") > 15);
@@ -148,7 +161,7 @@ test("the discarded first run: z, rank and Grubbs' test (scipy t.ppf for the cri
   const d: RostedtData = structuredClone(rostedtInput());
   d.patched.first = 74700;
   const out = rostedtClaims(d, { seed: 1, resamples: 500, alpha: 0.05 }).find((x) => x.id === "rostedt-2023/first-run-cold")!;
-  assert.equal(out.verdict, "not reproduced");
+  assert.equal(out.verdict, "not recomputed");
 });
 
 test("grubbs() on a sample with an obvious outlier and on one without", () => {
@@ -162,7 +175,7 @@ test("the ranges overlap after the slow kernel options were removed", () => {
   assert.equal(v(e, "bestUnpatched"), Math.max(...WITHOUT));
   // By hand: 74521.606019 < 74973.185122; unpatched runs above 74521.606019: 11 of 15.
   assert.equal(v(e, "unpatchedAboveWorstPatched"), 11);
-  assert.equal(e.verdict, "reproduced");
+  assert.equal(e.verdict, "recomputed");
 });
 
 test("the Rostedt entries are deterministic for a seed", () => {

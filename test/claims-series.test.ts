@@ -27,7 +27,7 @@ const run = (...args: string[]) => {
   const r = spawnSync(process.execPath, [join(root, "bin", "slicelab.js"), "claims", ...args], { cwd: root, encoding: "utf8" });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 };
-const KEYS = ["id", "source", "claim", "published", "recomputed", "uncertainty", "verdict", "reason", "basis", "values"];
+const KEYS = ["id", "source", "claim", "cites", "published", "recomputed", "uncertainty", "verdict", "reason", "basis", "reproduction", "values"];
 const rel = (actual: number | null, expected: number, tol: number, what: string) => {
   assert.ok(actual !== null, `${what}: null`);
   const err = Math.abs(actual - expected) / Math.abs(expected);

@@ -18,7 +18,7 @@ import {
 } from "../src/claims/index.js";
 
 test("the vocabulary is fixed and every verdict has a meaning", () => {
-  assert.deepEqual([...VERDICTS], ["reproduced", "not reproduced", "not significant", "fragile", "consistent", "not checkable"]);
+  assert.deepEqual([...VERDICTS], ["recomputed", "not recomputed", "reproduced", "not reproduced", "not yet reproduced", "not significant", "fragile", "consistent", "not checkable"]);
   for (const v of VERDICTS) assert.ok(VERDICT_MEANINGS[v].length > 20, v);
 });
 
@@ -38,14 +38,15 @@ test("printed figures: decimals, rounding and truncation intervals", () => {
 });
 
 test("figureVerdict: overlap of the printed interval with the recomputation", () => {
-  // 420.6304969 truncates to the printed 420.6304: reproduced.
-  assert.equal(figureVerdict(printedInterval(420.6304, 4), { lo: 420.6304969, hi: 420.6304969 }), "reproduced");
-  // The population SD 406.3677 is far outside: not reproduced.
-  assert.equal(figureVerdict(printedInterval(420.6304, 4), { lo: 406.3677, hi: 406.3677 }), "not reproduced");
-  // 44% stated ([43.5, 44.5]) against 43.29–44.63% from the K-rounded inputs: reproduced.
-  assert.equal(figureVerdict({ lo: 43.5, hi: 44.5 }, { lo: 43.29, hi: 44.63 }), "reproduced");
-  // 0.7 s ([0.65, 0.75]) against 1.843–1.883 s: not reproduced.
-  assert.equal(figureVerdict({ lo: 0.65, hi: 0.75 }, { lo: 1.843, hi: 1.883 }), "not reproduced");
+  // Posted arithmetic is "recomputed", never "reproduced" (issue 17): that word is for our own runs.
+  // 420.6304969 truncates to the printed 420.6304: recomputed.
+  assert.equal(figureVerdict(printedInterval(420.6304, 4), { lo: 420.6304969, hi: 420.6304969 }), "recomputed");
+  // The population SD 406.3677 is far outside: not recomputed.
+  assert.equal(figureVerdict(printedInterval(420.6304, 4), { lo: 406.3677, hi: 406.3677 }), "not recomputed");
+  // 44% stated ([43.5, 44.5]) against 43.29–44.63% from the K-rounded inputs: recomputed.
+  assert.equal(figureVerdict({ lo: 43.5, hi: 44.5 }, { lo: 43.29, hi: 44.63 }), "recomputed");
+  // 0.7 s ([0.65, 0.75]) against 1.843–1.883 s: not recomputed.
+  assert.equal(figureVerdict({ lo: 0.65, hi: 0.75 }, { lo: 1.843, hi: 1.883 }), "not recomputed");
 });
 
 test("effectVerdict: each branch", () => {
@@ -67,6 +68,10 @@ test("effectVerdict: each branch", () => {
   assert.equal(effectVerdict({ ...base, tests: tests(0.2, 0.3), intervalExcludesNoEffect: true }), "fragile");
   // Significant the other way.
   assert.equal(effectVerdict({ ...base, tests: tests(0.001, 0.001), intervalExcludesNoEffect: true, estimateInClaimedDirection: false }), "not reproduced");
+  // The same outcomes on a source's posted runs use the words of recomputation.
+  assert.equal(effectVerdict({ ...base, tests: tests(0.001, 0.01), intervalExcludesNoEffect: true, evidence: "posted" }), "recomputed");
+  assert.equal(effectVerdict({ ...base, tests: tests(0.001, 0.001), intervalExcludesNoEffect: true, estimateInClaimedDirection: false, evidence: "posted" }), "not recomputed");
+  assert.equal(effectVerdict({ ...base, tests: tests(0.129, 0.0745), intervalExcludesNoEffect: false, evidence: "posted" }), "not significant");
   // Not significant, but dropping one run makes it significant: the conclusion hinges on one run.
   assert.equal(effectVerdict({ ...base, tests: tests(0.06, 0.2), intervalExcludesNoEffect: false, leaveOneOutFlips: 2 }), "fragile");
 });
@@ -75,6 +80,8 @@ test("outlierVerdict", () => {
   assert.equal(outlierVerdict(true, true), "consistent");
   assert.equal(outlierVerdict(true, false), "not reproduced");
   assert.equal(outlierVerdict(false, true), "not reproduced");
+  assert.equal(outlierVerdict(false, true, "posted"), "not recomputed");
+  assert.equal(outlierVerdict(true, true, "posted"), "consistent");
 });
 
 test("claimEntry keeps the key order and turns non-finite values into null", () => {
@@ -90,7 +97,9 @@ test("claimEntry keeps the key order and turns non-finite values into null", () 
     source: "lu-2023",
     id: "lu-2023/x",
   });
-  assert.deepEqual(Object.keys(e), ["id", "source", "claim", "published", "recomputed", "uncertainty", "verdict", "reason", "basis", "values"]);
+  assert.deepEqual(Object.keys(e), ["id", "source", "claim", "cites", "published", "recomputed", "uncertainty", "verdict", "reason", "basis", "reproduction", "values"]);
+  assert.deepEqual(e.cites, []);
+  assert.deepEqual(e.reproduction, { status: "not applicable", records: [], note: "" });
   assert.deepEqual(e.values, { a: 1, b: null, c: null, d: null });
   assert.equal(JSON.stringify(e.values), '{"a":1,"b":null,"c":null,"d":null}');
 });

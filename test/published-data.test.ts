@@ -83,7 +83,8 @@ test("provenance: identifiers, and every fact quoted from a raw excerpt", () => 
   }
   // Rostedt's post has no headers in the seed: its Message-ID was looked up.
   assert.equal(loadProvenance("rostedt-2023").message_id, "20231027175216.1424cd83@gandalf.local.home");
-  assert.equal(loadProvenance("lahr-2001").message_id, null);
+  // Lahr's post: its Message-ID was verified in stored copies of the list's mails (issue 17).
+  assert.equal(loadProvenance("lahr-2001").message_id, "20010215104656.A6856@w-lahr.des.sequent.com");
 });
 
 test("Rostedt 2023: 16 runs per side, the first discarded; his Average/Std Dev follow from the 15 others", () => {

@@ -1,7 +1,10 @@
 import type { Verdict } from "./verdicts.js";
 
-/** The four source posts (see data/published/ and ../shared/seeds/). */
-export const SOURCES = ["rostedt-2023", "sangappa-2024", "lahr-2001", "lu-2023"] as const;
+/**
+ * The source posts (see data/published/): the four seed posts (../shared/seeds/) and the
+ * April 2026 regression report, whose figures come from public write-ups (data/published/dipietro-2026).
+ */
+export const SOURCES = ["rostedt-2023", "sangappa-2024", "lahr-2001", "lu-2023", "dipietro-2026"] as const;
 export type SourceId = (typeof SOURCES)[number];
 
 /**
@@ -9,6 +12,23 @@ export type SourceId = (typeof SOURCES)[number];
  * series, src/claims/series.ts) a text naming the series directory, protocol and variants.
  */
 export type EntrySource = SourceId | (string & {});
+
+/**
+ * What our own runs say about a claim, kept apart from the verdict on the posted numbers:
+ * - `reproduced` / `not reproduced`: a record under data/runs/ shows / contradicts the effect;
+ * - `not yet reproduced`: we have not run it, or only in a VM under TCG (functional evidence);
+ * - `not applicable`: the claim is about the posted arithmetic only.
+ */
+export const REPRODUCTION_STATUSES = ["reproduced", "not reproduced", "not yet reproduced", "not applicable"] as const;
+export type ReproductionStatus = (typeof REPRODUCTION_STATUSES)[number];
+
+export interface Reproduction {
+  status: ReproductionStatus;
+  /** Record directories (data/runs/NAME) that address the claim; each exists in the repository. */
+  records: string[];
+  /** One line: what those records show, or why there are none. */
+  note: string;
+}
 
 /** A machine-readable number of an entry: finite, or null when undefined (JSON has no NaN). */
 export type ClaimValue = number | null;
@@ -23,6 +43,8 @@ export interface ClaimEntry {
   source: EntrySource;
   /** The claim, in the post's words where it has them (quoted). */
   claim: string;
+  /** Where the claim's words and figures stand: `data/published/<source>/<file>.raw.txt:<line>` (computed, checked). */
+  cites: string[];
   /** The published figure(s) exactly as printed in the post. */
   published: string;
   /** What we recompute from the posted raw numbers. */
@@ -34,6 +56,8 @@ export interface ClaimEntry {
   reason: string;
   /** Which rows/columns/runs the recomputation used and which assumption it makes. */
   basis: string;
+  /** What our own runs say (src/claims/annotations.ts). */
+  reproduction: Reproduction;
   /** The key numbers of the recomputation, by name (stable order; used by notebooks and tests). */
   values: Record<string, ClaimValue>;
 }
@@ -50,6 +74,8 @@ export function claimEntry(e: {
   reason: string;
   basis: string;
   values: Record<string, number | null>;
+  cites?: string[];
+  reproduction?: Reproduction;
 }): ClaimEntry {
   const values: Record<string, ClaimValue> = {};
   for (const [k, v] of Object.entries(e.values)) values[k] = v === null || !Number.isFinite(v) ? null : v;
@@ -57,12 +83,14 @@ export function claimEntry(e: {
     id: e.id,
     source: e.source,
     claim: e.claim,
+    cites: e.cites ?? [],
     published: e.published,
     recomputed: e.recomputed,
     uncertainty: e.uncertainty,
     verdict: e.verdict,
     reason: e.reason,
     basis: e.basis,
+    reproduction: e.reproduction ?? { status: "not applicable", records: [], note: "" },
     values,
   };
 }

@@ -2,7 +2,7 @@
  * Plain-text renderings of the ledger for the terminal: a table (id, verdict, reason)
  * and the full record of one claim. Deterministic; no colours.
  */
-import type { ClaimEntry } from "./entry.js";
+import { REPRODUCTION_STATUSES, type ClaimEntry } from "./entry.js";
 import { VERDICTS, VERDICT_MEANINGS } from "./verdicts.js";
 
 /** Greedy word wrap to `width` columns (words longer than the width stay whole). */
@@ -33,7 +33,14 @@ export function formatLedgerTable(entries: readonly ClaimEntry[], width = 120): 
     for (const l of lines.slice(1)) out.push(`${" ".repeat(idW + vW + 4)}${l}`);
   }
   const counts = VERDICTS.map((v) => [v, entries.filter((e) => e.verdict === v).length] as const).filter(([, n]) => n > 0);
-  out.push("", `${entries.length} claims: ${counts.map(([v, n]) => `${n} ${v}`).join(", ")}`, "", "verdicts:");
+  const ours = REPRODUCTION_STATUSES.map((st) => [st, entries.filter((e) => e.reproduction.status === st).length] as const).filter(([, n]) => n > 0);
+  out.push(
+    "",
+    `${entries.length} claims: ${counts.map(([v, n]) => `${n} ${v}`).join(", ")}`,
+    `our runs (field reproduction): ${ours.map(([st, n]) => `${n} ${st}`).join(", ")}`,
+    "",
+    "verdicts:",
+  );
   const lw = Math.max(...VERDICTS.map((v) => v.length));
   for (const v of VERDICTS) {
     const lines = wrap(VERDICT_MEANINGS[v], Math.max(30, width - lw - 4));
@@ -50,12 +57,15 @@ export function formatClaim(e: ClaimEntry, width = 100): string {
     ["id", e.id],
     ["source", e.source],
     ["claim", e.claim],
+    ["cites", e.cites.length > 0 ? e.cites.join(" ") : "—"],
     ["published", e.published],
     ["recomputed", e.recomputed],
     ["uncertainty", e.uncertainty ?? "—"],
     ["verdict", e.verdict],
     ["reason", e.reason],
     ["basis", e.basis],
+    ["our runs", `${e.reproduction.status}${e.reproduction.note ? `: ${e.reproduction.note}` : ""}`],
+    ["records", e.reproduction.records.length > 0 ? e.reproduction.records.join(" ") : "—"],
   ];
   const lw = Math.max(...fields.map(([k]) => k.length));
   const out: string[] = [];

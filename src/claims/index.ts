@@ -1,6 +1,10 @@
 // The claims ledger of slicelab: one source post per file, the verdict rules in
 // verdicts.ts, the assembly from data/published/ in ledger.ts. Re-exported here.
 export { VERDICTS, VERDICT_MEANINGS, effectVerdict, figureVerdict, outlierVerdict, overlaps, type Verdict, type Interval, type EffectEvidence, type TestOutcome } from "./verdicts.js";
+export { REPRODUCTION_STATUSES, type Reproduction, type ReproductionStatus } from "./entry.js";
+export { citeLine } from "./cite.js";
+export { dipietroClaims } from "./dipietro.js";
+export { statementClaims } from "./statements.js";
 export { SOURCES, claimEntry, claimValueName, ledgerValueNames, type ClaimEntry, type ClaimValue, type SourceId, type EntrySource } from "./entry.js";
 export { buildLedger, findClaim, ledgerOptions, LEDGER_DEFAULTS, type LedgerOptions } from "./ledger.js";
 export { formatLedgerTable, formatClaim, wrap } from "./format.js";
@@ -8,6 +12,7 @@ export { rostedtInput, sangappaInput, lahrInput, luInput, printedResolution, tes
 export {
   rostedtClaims,
   rostedtComparison,
+  oneSidedP,
   bootstrapExclusion,
   seedCheckBootstraps,
   fTestRule,
@@ -27,6 +32,10 @@ export {
 export { sangappaClaims, improvementPct, improvementBounds, type SangappaTest } from "./sangappa.js";
 export {
   lahrClaims,
+  conPct,
+  conDefinitionCheck,
+  runLengths,
+  type RunLength,
   lockGroups,
   lostTime,
   waitMeanEvidence,

@@ -149,9 +149,23 @@ export function lahrInput(data: Lahr2001 = loadLahr2001()): LahrData {
   if (noMq.length !== 1 || mq.length === 0) {
     throw new UserError(`lahr-2001/configuration.json: expected one machine without the multiqueue patch and others with it, found ${noMq.length} and ${mq.length}`);
   }
+  const ctx = (id: string) => {
+    const f = data.context.find((x) => x.id === id);
+    if (!f) throw new UserError(`lahr-2001/context.json: expected a fact "${id}", found none`);
+    return f.value;
+  };
+  const hz = ctx("hz");
+  if (typeof hz !== "number" || !(hz > 0)) throw new UserError(`lahr-2001/context.json: expected a positive number for "hz", found ${JSON.stringify(hz)}`);
+  const backoff = ctx("postgres_s_spincycle_us");
+  if (!Array.isArray(backoff) || backoff.length === 0 || !backoff.every((x) => Number.isFinite(x) && x >= 0)) {
+    throw new UserError(`lahr-2001/context.json: expected a list of non-negative µs for "postgres_s_spincycle_us", found ${JSON.stringify(backoff)}`);
+  }
   return {
     rows: data.rows,
     spraul: { wallS: wall.value, cpuS: cpu.value, lostS: lost.value, lostDecimals: decimalsOf(lostText[1]!) },
+    cpus: Object.fromEntries(data.machines.map((m) => [m.machine, m.cpus])),
+    hz,
+    backoffUs: backoff,
     withoutMq: noMq[0]!,
     withMq: mq,
     spraulSection,

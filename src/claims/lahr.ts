@@ -6,6 +6,11 @@
  * contention is high, but the actual lost time is quite small"), Blanchard's
  * select(0) diagnosis of runqueue_lock, and Lahr's "largely alleviated by the
  * multiqueue scheduler patch".
+ *
+ * Run lengths are not taken from Spraul: they are recomputed from the tables
+ * (UTIL is the share of the run's wall-clock time a lock was held, so a lock's
+ * HOLD MEAN × TOTAL / UTIL is the run's length; the once-per-tick timer_bh count / HZ
+ * checks it). CON is (SPIN + REJECT) / TOTAL: a REJECT is a failed trylock.
  */
 import { claimEntry, type ClaimEntry } from "./entry.js";
 import { fmt, fmtInt, fmtInterval, roundedInterval } from "./numbers.js";
@@ -22,6 +27,7 @@ export interface LockRow {
   name: string;
   utilPct: number;
   conPct: number;
+  holdMeanUs: number;
   waitMeanUs: number;
   waitMaxUs: number | null;
   total: number;
@@ -54,10 +60,79 @@ export interface LahrData {
   spraulLock: string;
   /** One line per section: CPU, kernel (from the post's configuration). */
   configuration: Record<string, string>;
+  /** CPUs per section (2, 4, 8). */
+  cpus: Record<string, number>;
+  /** Timer ticks per second of the kernels (context.json). */
+  hz: number;
+  /** PostgreSQL's spinlock back-off select() timeouts in µs (context.json). */
+  backoffUs: number[];
 }
 
 /** "Small" lost time: below this share of the run's CPU time (%). */
 export const SMALL_LOST_SHARE_PCT = 1;
+
+/** Lockmeter's CON: the share of acquisitions that did not get the lock at once, (SPIN + REJECT) / TOTAL, in %. */
+export function conPct(r: Pick<LockRow, "spin" | "reject" | "total">): number {
+  return (100 * (r.spin + r.reject)) / r.total;
+}
+
+/** Rows whose printed CON is (SPIN + REJECT)/TOTAL and SPIN/TOTAL within its rounding (±0.005 points). */
+export function conDefinitionCheck(rows: readonly LockRow[]): { rows: number; matchSpinPlusReject: number; matchSpinOnly: number; withReject: number } {
+  const within = (x: number, printed: number) => Math.abs(x - printed) <= 0.005 + 1e-9;
+  let a = 0;
+  let b = 0;
+  for (const r of rows) {
+    if (within(conPct(r), r.conPct)) a++;
+    if (within((100 * r.spin) / r.total, r.conPct)) b++;
+  }
+  return { rows: rows.length, matchSpinPlusReject: a, matchSpinOnly: b, withReject: rows.filter((r) => r.reject > 0).length };
+}
+
+/** The interval a printed UTIL stands for (two decimals: ±0.005 points), in %. */
+function utilInterval(pct: number): Interval {
+  return { lo: Math.max(0, pct - 0.005), hi: pct + 0.005 };
+}
+
+/** A run length recomputed from the tables, in seconds of wall-clock time. */
+export interface RunLength {
+  section: string;
+  /** HOLD MEAN × TOTAL / UTIL of the lock row that pins it down best (narrowest rounding interval). */
+  s: number;
+  bounds: Interval;
+  /** The lock row used. */
+  lock: string;
+  /** The same estimate from every lock row with UTIL ≥ 0.1%, by lock name. */
+  perLock: { lock: string; s: number; bounds: Interval }[];
+  /** The once-per-tick timer_bh site's TOTAL / HZ, or null when the table has no timer_bh row. */
+  tickS: number | null;
+  tickSite: string | null;
+}
+
+/**
+ * The wall-clock length of each run from its own table: a lock held UTIL of the time,
+ * for TOTAL acquisitions of HOLD MEAN each, was held HOLD MEAN × TOTAL in all, which is
+ * UTIL × the run's length. Checked against the timer_bh site with the smaller count,
+ * which runs once per timer tick (HZ per second).
+ */
+export function runLengths(rows: readonly LockRow[], sections: readonly string[], hz: number): RunLength[] {
+  return sections.map((section) => {
+    const locks = rows.filter((r) => r.section === section && r.kind === "lock" && r.utilPct >= 0.1);
+    const perLock = locks.map((r) => {
+      const u = utilInterval(r.utilPct);
+      const h = printedTimeInterval(r.holdMeanUs);
+      return {
+        lock: r.name,
+        s: (r.holdMeanUs * r.total) / (r.utilPct / 100) / 1e6,
+        bounds: { lo: (h.lo * r.total) / (u.hi / 100) / 1e6, hi: (h.hi * r.total) / (u.lo / 100) / 1e6 },
+      };
+    });
+    if (perLock.length === 0) throw new RangeError(`no lock row with UTIL ≥ 0.1% in section ${section} of the Lahr tables`);
+    const best = perLock.reduce((a, b) => (b.bounds.hi / b.bounds.lo < a.bounds.hi / a.bounds.lo ? b : a));
+    const ticks = rows.filter((r) => r.section === section && r.name.startsWith("timer_bh+"));
+    const tick = ticks.reduce<LockRow | null>((m, r) => (m === null || r.total < m.total ? r : m), null);
+    return { section, s: best.s, bounds: best.bounds, lock: best.lock, perLock, tickS: tick ? tick.total / hz : null, tickSite: tick?.name ?? null };
+  });
+}
 
 /**
  * Resolution of a time as lockmeter 1.4.5 prints it in these tables: one decimal
@@ -83,6 +158,10 @@ export interface WaitMeanEvidence<R extends LockRow = LockRow> {
   lockMeanMatchesTotalWeighted: number;
   lockMeanMatchesSpinWeighted: number;
   locksWithCallers: number;
+  /** Rows with exactly one spin and a WAIT MAX: their one wait is WAIT MAX, so a per-spin mean would print WAIT MAX. */
+  singleSpinRows: R[];
+  /** …of which the printed WAIT MEAN is WAIT MAX / TOTAL (within rounding). */
+  singleSpinMatchingMaxOverTotal: R[];
   /** "per acquisition", "per spin", or "undetermined" when the rows do not decide. */
   denominator: "per acquisition" | "per spin" | "undetermined";
 }
@@ -132,6 +211,12 @@ export function waitMeanEvidence<R extends LockRow>(rows: readonly R[]): WaitMea
     if (overlaps(iv, weighted((r) => r.total))) byTotal++;
     if (overlaps(iv, weighted((r) => r.spin))) bySpin++;
   }
+  const singleSpinRows = rows.filter((r) => r.spin === 1 && r.waitMaxUs !== null);
+  const singleSpinMatchingMaxOverTotal = singleSpinRows.filter((r) => {
+    const iv = printedTimeInterval(r.waitMeanUs);
+    const m = printedTimeInterval(r.waitMaxUs!);
+    return overlaps(iv, { lo: m.lo / r.total, hi: m.hi / r.total });
+  });
   const denominator =
     perSpinImpossible.length > 0 && perAcquisitionImpossible.length === 0
       ? "per acquisition"
@@ -144,6 +229,8 @@ export function waitMeanEvidence<R extends LockRow>(rows: readonly R[]): WaitMea
     lockMeanMatchesTotalWeighted: byTotal,
     lockMeanMatchesSpinWeighted: bySpin,
     locksWithCallers: n,
+    singleSpinRows,
+    singleSpinMatchingMaxOverTotal,
     denominator,
   };
 }
@@ -183,10 +270,63 @@ function findLock(rows: readonly LockRow[], section: string, name: string): Lock
   return r;
 }
 
-function lostTimeEntries(d: LahrData): ClaimEntry[] {
+function findRun(runs: readonly RunLength[], section: string): RunLength {
+  const r = runs.find((x) => x.section === section);
+  if (!r) throw new RangeError(`no run length for section ${section}`);
+  return r;
+}
+
+function runLengthEntry(d: LahrData, runs: readonly RunLength[]): ClaimEntry {
+  const sec = d.spraulSection;
+  const r = findRun(runs, sec);
+  const cpus = d.cpus[sec]!;
+  // Spraul's two figures against the table: which of them is the run's wall-clock time?
+  const cpuIsWall = r.bounds.lo <= d.spraul.cpuS && d.spraul.cpuS <= r.bounds.hi;
+  const wallIsWall = r.bounds.lo <= d.spraul.wallS && d.spraul.wallS <= r.bounds.hi;
+  const verdict: Verdict = wallIsWall ? "recomputed" : "not recomputed";
+  const label = sectionLabel;
+  const runText = runs
+    .map((x) => `${label(x.section)} ${fmt(x.s, 0)} s ${fmtInterval(x.bounds, 0, " s")} (${x.lock}${x.tickS === null ? "" : `; ${x.tickSite} ${fmtInt(x.tickS * d.hz)} ticks / ${d.hz} Hz = ${fmt(x.tickS, 0)} s`})`)
+    .join("; ");
+  const others = r.perLock.filter((x) => x.lock !== r.lock).map((x) => `${x.lock} ${fmt(x.s, 0)} s`).join(", ");
+  const values: Record<string, number | null> = {};
+  for (const x of runs) {
+    values[`runLengthS_${x.section}`] = x.s;
+    values[`runLengthLoS_${x.section}`] = x.bounds.lo;
+    values[`runLengthHiS_${x.section}`] = x.bounds.hi;
+    values[`tickRunLengthS_${x.section}`] = x.tickS;
+  }
+  for (const x of r.perLock) values[`runLengthS_${sec}_${x.lock.replace(/\+0x[0-9a-f]+$/, "")}`] = x.s;
+  values.cpuTimeS = cpus * r.s;
+  values.spraulWallS = d.spraul.wallS;
+  values.spraulCpuS = d.spraul.cpuS;
+  values.spraulCpuOverCpus = d.spraul.cpuS / cpus;
+  return claimEntry({
+    id: "lahr-2001/run-lengths",
+    source: "lahr-2001",
+    claim: `Spraul: "The ${label(sec)} test ran for ~ ${fmt(d.spraul.wallS, 0)} seconds wall clock time (total cpu time ${fmt(d.spraul.cpuS, 0)} seconds)" — the denominators of every share of time in the thread`,
+    published: `${label(sec)}: ~${fmt(d.spraul.wallS, 0)} s wall clock, ${fmt(d.spraul.cpuS, 0)} s CPU; the other runs' lengths were not posted`,
+    recomputed: `wall-clock run lengths from HOLD MEAN × TOTAL / UTIL: ${runText}; ${label(sec)} from the other locks: ${others}. CPU time of the ${label(sec)} run: ${cpus} × ${fmt(r.s, 0)} s = ${fmtInt(cpus * r.s)} s`,
+    uncertainty: `rounding of UTIL (±0.005 points) and HOLD MEAN (±½ printed unit): ${label(sec)} ${fmtInterval(r.bounds, 0, " s")}`,
+    verdict,
+    reason: cpuIsWall && !wallIsWall
+      ? `the tables make the ${label(sec)} run ${fmt(r.s, 0)} s ${fmtInterval(r.bounds, 0, " s")} of wall-clock time (the timer_bh tick count gives ${fmt(r.tickS ?? NaN, 0)} s), so ${fmt(d.spraul.cpuS, 0)} s is the run's wall time, its CPU time on ${cpus} CPUs is ≈ ${fmtInt(cpus * r.s)} s, and Spraul's ~${fmt(d.spraul.wallS, 0)} s looks like ${fmt(d.spraul.cpuS, 0)} / ${cpus} = ${fmt(d.spraul.cpuS / cpus, 2)}`
+      : wallIsWall
+        ? `the tables give ${fmt(r.s, 0)} s of wall-clock time, which Spraul's ~${fmt(d.spraul.wallS, 0)} s matches`
+        : `neither of Spraul's figures is the ${fmt(r.s, 0)} s the tables give`,
+    basis: `UTIL is the share of the run's wall-clock time the lock was held, HOLD MEAN × TOTAL its total hold time; per table the lock row whose rounding allows the narrowest range; check: the timer_bh call site with the smaller count runs once per tick, HZ = ${d.hz} (data/published/lahr-2001/context.json)`,
+    values,
+  });
+}
+
+function lostTimeEntries(d: LahrData, runs: readonly RunLength[]): ClaimEntry[] {
   const sem = findLock(d.rows, d.spraulSection, d.spraulLock);
   const ev = waitMeanEvidence(d.rows);
   const lt = lostTime(sem);
+  const run = findRun(runs, d.spraulSection);
+  const cpus = d.cpus[d.spraulSection]!;
+  const wallS = run.s;
+  const cpuS = cpus * run.s;
   // The same products summed over the lock's caller rows: a lock row sums its callers, so
   // the reading that is right must give the lock row's figure again.
   const callers = lockGroups(d.rows).find((g) => g.lock === sem)?.callers ?? [];
@@ -198,7 +338,7 @@ function lostTimeEntries(d: LahrData): ClaimEntry[] {
   let verdict: Verdict;
   if (ev.denominator === "per acquisition") verdict = acqVerdict;
   else if (ev.denominator === "per spin") verdict = spinVerdict;
-  else verdict = spinVerdict === "reproduced" || acqVerdict === "reproduced" ? "consistent" : "not reproduced";
+  else verdict = spinVerdict === "recomputed" || acqVerdict === "recomputed" ? "consistent" : "not recomputed";
   // The clearest cases: the longest single wait is the most times the cumulative per-spin wait could be.
   const excess = (r: LockRow) => printedTimeInterval(r.waitMaxUs!).lo / (printedTimeInterval(r.waitMeanUs).hi * r.spin);
   const examples = ev.perSpinImpossible
@@ -210,43 +350,55 @@ function lostTimeEntries(d: LahrData): ClaimEntry[] {
         `${sectionLabel(r.section ?? "?")} ${r.name}: ${fmtInt(r.spin)} spin${r.spin === 1 ? "" : "s"} × ${fmtTime(r.waitMeanUs)} = ${fmtTime(r.waitMeanUs * r.spin)} < longest wait ${fmtTime(r.waitMaxUs!)}`,
     )
     .join("; ");
-  const cpuShare = (s: number) => (100 * s) / d.spraul.cpuS;
+  const single = ev.singleSpinMatchingMaxOverTotal[0];
+  const singleText = single
+    ? `${ev.singleSpinMatchingMaxOverTotal.length} of the ${ev.singleSpinRows.length} rows with a single spin print WAIT MAX / TOTAL (e.g. ${sectionLabel(single.section ?? "?")} ${single.name}: ${fmtInt(single.waitMaxUs!)} / ${fmtInt(single.total)} = ${fmt(single.waitMaxUs! / single.total, 1)}, printed ${fmtTime(single.waitMeanUs)}; per spin it would print the whole ${fmtTime(single.waitMaxUs!)})`
+    : `no row has a single spin`;
+  const cpuShare = (s: number) => (100 * s) / cpuS;
+  const wallShare = (s: number) => (100 * s) / wallS;
+  const reading = ev.denominator === "per acquisition" ? lt.perAcquisitionS : lt.perSpinS;
+  const readingBounds = ev.denominator === "per acquisition" ? lt.perAcquisitionBounds : lt.perSpinBounds;
   const sectionLocks = lockGroups(d.rows)
     .map((g) => g.lock)
     .filter((r) => r.section === d.spraulSection);
-  const allSpin = sectionLocks.reduce((s, r) => s + lostTime(r).perSpinS, 0);
-  const allAcq = sectionLocks.reduce((s, r) => s + lostTime(r).perAcquisitionS, 0);
-  const reading = ev.denominator === "per acquisition" ? lt.perAcquisitionS : lt.perSpinS;
-  const readingBounds = ev.denominator === "per acquisition" ? lt.perAcquisitionBounds : lt.perSpinBounds;
+  const lostOf = (r: LockRow) => (ev.denominator === "per spin" ? lostTime(r).perSpinS : lostTime(r).perAcquisitionS);
+  const lostHiOf = (r: LockRow) => (ev.denominator === "per spin" ? lostTime(r).perSpinBounds.hi : lostTime(r).perAcquisitionBounds.hi);
+  const allLost = sectionLocks.reduce((s, r) => s + lostOf(r), 0);
+  const allLostHi = sectionLocks.reduce((s, r) => s + lostHiOf(r), 0);
   const maxCon = Math.max(...sectionLocks.map((r) => r.conPct));
-  const conRecomputed = (100 * sem.spin) / sem.total;
+  const conRecomputed = conPct(sem);
   const highest = sem.conPct === maxCon;
-  const lostSmallBoth = cpuShare(lt.perSpinBounds.hi) < SMALL_LOST_SHARE_PCT && cpuShare(lt.perAcquisitionBounds.hi) < SMALL_LOST_SHARE_PCT;
-  const smallVerdict: Verdict = highest && lostSmallBoth ? "reproduced" : "not reproduced";
+  const lostSmall = cpuShare(readingBounds.hi) < SMALL_LOST_SHARE_PCT && cpuShare(allLostHi) < SMALL_LOST_SHARE_PCT;
+  const smallVerdict: Verdict = highest && lostSmall ? "recomputed" : "not recomputed";
   const secLabel = sectionLabel(d.spraulSection);
+  const conCheck = conDefinitionCheck(d.rows);
+  const readingName = ev.denominator === "per spin" ? "per spin" : "per acquisition (TOTAL)";
   return [
     claimEntry({
       id: "lahr-2001/spraul-lost-time",
       source: "lahr-2001",
-      claim: `Spraul: "The 8-way test ran for ~ 129 seconds wall clock time (total cpu time 1030 seconds), and around 0.7 seconds were lost due to spinning" (on ${d.spraulLock})`,
-      published: `~${fmt(d.spraul.lostS, d.spraul.lostDecimals)} s lost of ${fmt(d.spraul.cpuS, 0)} s CPU / ${fmt(d.spraul.wallS, 0)} s wall`,
+      claim: `Spraul: "around ${fmt(d.spraul.lostS, d.spraul.lostDecimals)} seconds were lost due to spinning" (on ${d.spraulLock}, ${secLabel})`,
+      published: `~${fmt(d.spraul.lostS, d.spraul.lostDecimals)} s lost`,
       recomputed:
         `${d.spraulLock} (${secLabel} lock row): SPIN × WAIT MEAN = ${fmtInt(sem.spin)} × ${fmt(sem.waitMeanUs, 1)} µs = ${fmt(lt.perSpinS, 3)} s; ` +
         `TOTAL × WAIT MEAN = ${fmtInt(sem.total)} × ${fmt(sem.waitMeanUs, 1)} µs = ${fmt(lt.perAcquisitionS, 3)} s ` +
-        `(${fmt(cpuShare(lt.perSpinS), 3)}% or ${fmt(cpuShare(lt.perAcquisitionS), 3)}% of ${fmt(d.spraul.cpuS, 0)} s CPU; ${fmt((100 * lt.perAcquisitionS) / d.spraul.wallS, 2)}% of ${fmt(d.spraul.wallS, 0)} s wall). ` +
+        `(${fmt(wallShare(reading), 3)}% of the ${fmt(wallS, 0)} s run, ${fmt(cpuShare(reading), 4)}% of its ${fmtInt(cpuS)} CPU-seconds). ` +
         `Summed over its ${callers.length} caller rows: per spin ${fmt(callersSpin, 3)} s, per acquisition ${fmt(callersAcq, 3)} s`,
       uncertainty: `rounding of WAIT MEAN (${fmt(sem.waitMeanUs, 1)} µs = ${fmtInterval(printedTimeInterval(sem.waitMeanUs), 2, " µs")}): per spin ${fmtInterval(lt.perSpinBounds, 3, " s")}, per acquisition ${fmtInterval(lt.perAcquisitionBounds, 3, " s")}`,
       verdict,
       reason:
         ev.denominator === "per acquisition"
-          ? `${fmt(d.spraul.lostS, d.spraul.lostDecimals)} s is SPIN × WAIT MEAN, i.e. WAIT MEAN read as per spin; the tables rule that out (${ev.perSpinImpossible.length} rows where the longest single wait exceeds MEAN × SPIN, e.g. ${examples}) and fit a mean over all acquisitions, which gives ${fmt(reading, 2)} s ${fmtInterval(readingBounds, 2, " s")}`
+          ? `${fmt(d.spraul.lostS, d.spraul.lostDecimals)} s is SPIN × WAIT MEAN: WAIT MEAN read as a mean per spin, the meaning lockstat's documentation gives it (as issue 17 reports; the documentation is not in the archives we could search), so the reading was a fair one. ` +
+            `But this lockmeter 1.4.5 output evidently divided by TOTAL: under the per-spin reading ${ev.perSpinImpossible.length} rows are impossible (one wait longer than all waits together, e.g. ${examples}); ` +
+            `${singleText}; lock-row means are their callers' means weighted by TOTAL for ${ev.lockMeanMatchesTotalWeighted} of ${ev.locksWithCallers} locks, by SPIN for ${ev.lockMeanMatchesSpinWeighted}. ` +
+            `So the lost time is ${fmt(reading, 2)} s ${fmtInterval(readingBounds, 2, " s")}, not ${fmt(d.spraul.lostS, d.spraul.lostDecimals)} s; his conclusion stands: that is ${fmt(cpuShare(reading), 3)}% of the run's CPU time (lahr-2001/contention-high-lost-small)`
           : ev.denominator === "per spin"
             ? `WAIT MEAN is per spin in these tables, and SPIN × WAIT MEAN gives ${fmt(reading, 3)} s ${fmtInterval(readingBounds, 3, " s")}`
             : `the tables do not decide whether WAIT MEAN is per spin (${fmt(lt.perSpinS, 3)} s) or per acquisition (${fmt(lt.perAcquisitionS, 3)} s)`,
       basis:
         `${secLabel} table, lock row ${d.spraulLock} (columns SPIN, TOTAL, WAIT MEAN); lost time = cumulative wait = WAIT MEAN × the count the mean divides by. ` +
-        `Which count: the caller rows must add up to the lock row; a single wait (WAIT MAX) cannot exceed the cumulative wait; ${ev.perSpinImpossible.length} rows violate that for SPIN, ${ev.perAcquisitionImpossible.length} for TOTAL; ` +
-        `lock-row means equal their callers' means weighted by TOTAL for ${ev.lockMeanMatchesTotalWeighted} of ${ev.locksWithCallers} locks, by SPIN for ${ev.lockMeanMatchesSpinWeighted}`,
+        `Which count: a single wait (WAIT MAX) cannot exceed the cumulative wait (${ev.perSpinImpossible.length} rows violate that for SPIN, ${ev.perAcquisitionImpossible.length} for TOTAL); a row with one spin has one wait; a lock row sums its callers. ` +
+        `Run length ${fmt(wallS, 0)} s from lahr-2001/run-lengths, CPU time = ${cpus} CPUs × that`,
       values: {
         spin: sem.spin,
         total: sem.total,
@@ -257,11 +409,14 @@ function lostTimeEntries(d: LahrData): ClaimEntry[] {
         lostPerAcquisitionHiS: lt.perAcquisitionBounds.hi,
         callersLostPerSpinS: callersSpin,
         callersLostPerAcquisitionS: callersAcq,
-        cpuS: d.spraul.cpuS,
-        wallS: d.spraul.wallS,
-        cpuOverWall: d.spraul.cpuS / d.spraul.wallS,
+        runLengthS: wallS,
+        cpuTimeS: cpuS,
+        lostShareOfWallPct: wallShare(reading),
+        lostShareOfCpuPct: cpuShare(reading),
         rowsPerSpinImpossible: ev.perSpinImpossible.length,
         rowsPerAcquisitionImpossible: ev.perAcquisitionImpossible.length,
+        singleSpinRows: ev.singleSpinRows.length,
+        singleSpinRowsMaxOverTotal: ev.singleSpinMatchingMaxOverTotal.length,
         locksMatchingTotalWeighted: ev.lockMeanMatchesTotalWeighted,
         locksMatchingSpinWeighted: ev.lockMeanMatchesSpinWeighted,
         locksWithCallers: ev.locksWithCallers,
@@ -273,26 +428,51 @@ function lostTimeEntries(d: LahrData): ClaimEntry[] {
       claim: `Spraul: "The contention is high, but the actual lost time is quite small." (${d.spraulLock}, ${secLabel})`,
       published: `CON ${fmt(sem.conPct, 2)}% (Lahr's table); lost time "around ${fmt(d.spraul.lostS, d.spraul.lostDecimals)} s"`,
       recomputed:
-        `CON = SPIN/TOTAL = ${fmt(conRecomputed, 2)}%, the highest of the ${sectionLocks.length} ${secLabel} locks listed (others: ${sectionLocks.filter((r) => r !== sem).map((r) => `${r.name} ${fmt(r.conPct, 2)}%`).join(", ")}); ` +
-        `lost time ${fmt(cpuShare(lt.perSpinS), 3)}% (per spin) to ${fmt(cpuShare(lt.perAcquisitionS), 3)}% (per acquisition) of the ${fmt(d.spraul.cpuS, 0)} s CPU time; ` +
-        `all ${sectionLocks.length} listed locks together ${fmt(allSpin, 2)}–${fmt(allAcq, 2)} s = ${fmt(cpuShare(allSpin), 2)}–${fmt(cpuShare(allAcq), 2)}%`,
-      uncertainty: `per-acquisition reading with WAIT MEAN rounding: ${fmtInterval({ lo: cpuShare(lt.perAcquisitionBounds.lo), hi: cpuShare(lt.perAcquisitionBounds.hi) }, 3, "%")} of CPU time`,
+        `CON = (SPIN + REJECT)/TOTAL = ${fmt(conRecomputed, 2)}%, the highest of the ${sectionLocks.length} ${secLabel} locks listed (others: ${sectionLocks.filter((r) => r !== sem).map((r) => `${r.name} ${fmt(r.conPct, 2)}%`).join(", ")}); ` +
+        `lost time (${readingName}) ${fmt(reading, 2)} s = ${fmt(cpuShare(reading), 3)}% of the run's ${fmtInt(cpuS)} CPU-seconds (${fmt(wallShare(reading), 2)}% of its ${fmt(wallS, 0)} s wall time); ` +
+        `all ${sectionLocks.length} listed locks together ${fmt(allLost, 2)} s = ${fmt(cpuShare(allLost), 3)}% of CPU time, ${fmt(wallShare(allLost), 2)}% of wall time`,
+      uncertainty: `WAIT MEAN rounding: ${d.spraulLock} ${fmtInterval({ lo: cpuShare(readingBounds.lo), hi: cpuShare(readingBounds.hi) }, 4, "%")} of CPU time; all listed locks at most ${fmt(cpuShare(allLostHi), 3)}% of CPU time, ${fmt(wallShare(allLostHi), 2)}% of wall time`,
       verdict: smallVerdict,
       reason:
-        smallVerdict === "reproduced"
-          ? `${fmt(sem.conPct, 2)}% of acquisitions spin (highest CON in the ${secLabel} excerpt), yet under either reading of WAIT MEAN the spinning costs under ${SMALL_LOST_SHARE_PCT}% of CPU time (at most ${fmt(cpuShare(lt.perAcquisitionBounds.hi), 2)}%)`
+        smallVerdict === "recomputed"
+          ? `${fmt(sem.conPct, 2)}% of acquisitions wait (highest CON in the ${secLabel} excerpt), yet the waiting costs ${fmt(cpuShare(reading), 3)}% of CPU time, and all listed locks together ${fmt(cpuShare(allLost), 2)}%, under the ${SMALL_LOST_SHARE_PCT}% threshold. ` +
+            `Measured against one CPU's time (the wall time) instead, all listed locks reach ${fmt(wallShare(allLost), 2)}%, ` +
+            (wallShare(allLostHi) >= SMALL_LOST_SHARE_PCT ? `which touches the threshold at the rounding limit` : `near the ${SMALL_LOST_SHARE_PCT}% threshold`)
           : !highest
             ? `${d.spraulLock} is not the most contended lock listed (${fmt(sem.conPct, 2)}% vs ${fmt(maxCon, 2)}%)`
-            : `the lost time reaches ${fmt(cpuShare(lt.perAcquisitionBounds.hi), 2)}% of CPU time, not below ${SMALL_LOST_SHARE_PCT}%`,
-      basis: `"high": highest CON among the ${secLabel} lock rows; "small": below ${SMALL_LOST_SHARE_PCT}% of the ${fmt(d.spraul.cpuS, 0)} s CPU time (≈ ${fmt(d.spraul.cpuS / d.spraul.wallS, 2)} CPUs × ${fmt(d.spraul.wallS, 0)} s) under both readings of WAIT MEAN`,
+            : `the lost time reaches ${fmt(cpuShare(allLostHi), 2)}% of CPU time, not below ${SMALL_LOST_SHARE_PCT}%`,
+      basis:
+        `"high": highest CON among the ${secLabel} lock rows; CON = (SPIN + REJECT)/TOTAL, which the printed CON matches in ${conCheck.matchSpinPlusReject} of ${conCheck.rows} rows (SPIN/TOTAL alone in ${conCheck.matchSpinOnly}: the ${conCheck.withReject} rows with REJECTs differ); ` +
+        `"small": below ${SMALL_LOST_SHARE_PCT}% of the run's CPU time (${cpus} CPUs × the ${fmt(wallS, 0)} s of lahr-2001/run-lengths), WAIT MEAN read ${readingName} (lahr-2001/spraul-lost-time)`,
       values: {
         conPct: sem.conPct,
         conRecomputedPct: conRecomputed,
-        lostSharePerSpinPct: cpuShare(lt.perSpinS),
-        lostSharePerAcquisitionPct: cpuShare(lt.perAcquisitionS),
-        allLocksLostPerSpinS: allSpin,
-        allLocksLostPerAcquisitionS: allAcq,
+        conRowsMatching: conCheck.matchSpinPlusReject,
+        conRowsMatchingSpinOnly: conCheck.matchSpinOnly,
+        conRows: conCheck.rows,
+        lostS: reading,
+        lostShareOfCpuPct: cpuShare(reading),
+        allLocksLostS: allLost,
+        allLocksLostHiS: allLostHi,
+        allLocksShareOfCpuPct: cpuShare(allLost),
+        allLocksShareOfWallPct: wallShare(allLost),
+        allLocksShareOfWallHiPct: wallShare(allLostHi),
       },
+    }),
+    claimEntry({
+      id: "lahr-2001/not-major-problem",
+      source: "lahr-2001",
+      claim: `Lahr, answering Spraul: "I agree it isn't a major performance problem under that workload."`,
+      published: "no figure",
+      recomputed: `the same figures: ${d.spraulLock} ${fmt(reading, 2)} s lost (${fmt(cpuShare(reading), 3)}% of CPU time); all listed ${secLabel} locks ${fmt(cpuShare(allLost), 2)}%`,
+      uncertainty: null,
+      verdict: smallVerdict === "recomputed" ? "consistent" : "not recomputed",
+      reason:
+        smallVerdict === "recomputed"
+          ? `the tables agree: the spinning costs well under ${SMALL_LOST_SHARE_PCT}% of CPU time; his point that other workloads might suffer more is not checkable from these runs`
+          : `the tables put the lost time at ${fmt(cpuShare(allLostHi), 2)}% of CPU time`,
+      basis: `as lahr-2001/contention-high-lost-small`,
+      values: { lostShareOfCpuPct: cpuShare(reading), allLocksShareOfCpuPct: cpuShare(allLost) },
     }),
   ];
 }
@@ -309,7 +489,7 @@ function runqueueEntry(d: LahrData): ClaimEntry {
   });
   const absentEverywhere = after.every((a) => a.named === null);
   const higherAfter = after.some((a) => a.named !== null && a.named.utilPct >= before.utilPct);
-  const verdict: Verdict = higherAfter ? "not reproduced" : "consistent";
+  const verdict: Verdict = higherAfter ? "not recomputed" : "consistent";
   const label = sectionLabel;
   const siteText = after
     .map((a) =>
@@ -366,7 +546,9 @@ function blanchardEntry(d: LahrData): ClaimEntry {
   const callerUtil = g.callers.reduce((s, r) => s + r.utilPct, 0);
   // Dominance: one call site holds the lock most of the time and causes most of the spinning.
   const dominant = utilShare > 50 && spinShare > 50;
-  const verdict: Verdict = dominant ? "consistent" : "not reproduced";
+  const verdict: Verdict = dominant ? "consistent" : "not recomputed";
+  // PostgreSQL's spinlock back-off: select() delays of 0 (returns at once) and of 10 ms (arms a timer that expires).
+  const timedDelays = d.backoffUs.filter((us) => us > 0).length;
   return claimEntry({
     id: "lahr-2001/blanchard-select-schedule",
     source: "lahr-2001",
@@ -383,10 +565,10 @@ function blanchardEntry(d: LahrData): ClaimEntry {
     reason: dominant
       ? `the table agrees that schedule() dominates runqueue_lock (${fmt(utilShare, 0)}% of hold time, ${fmt(spinShare, 0)}% of spins); that the calls come from PostgreSQL's s_lock select() back-off is from Blanchard's strace, which is not in the tables` +
         (expired !== null && expired > 50
-          ? `; the timer counts suggest that most sleeps were timed and ran to expiry (${fmt(expired, 0)}% of armed timers fired), which a select() with a {0,0} timeout would not produce (2.4's do_select returns before schedule_timeout when the timeout is 0)`
+          ? `; most sleeps were timed and ran to expiry (${fmt(expired, 0)}% of armed timers fired), which a select() with a {0,0} timeout would not produce (2.4's do_select returns before schedule_timeout when the timeout is 0) — but PostgreSQL's back-off table mixes the two: ${timedDelays} of its ${d.backoffUs.length} select() delays are ${fmtInt(Math.max(...d.backoffUs) / 1000)} ms and ${d.backoffUs.length - timedDelays} are 0, so timed sleeps that run to expiry refine his diagnosis rather than cut against it`
           : "")
       : `schedule+0xe0 does not dominate runqueue_lock in the table`,
-    basis: `${sectionLabel(d.withoutMq)} table, runqueue_lock lock row and its caller rows (UTIL, SPIN, TOTAL)`,
+    basis: `${sectionLabel(d.withoutMq)} table, runqueue_lock lock row and its caller rows (UTIL, SPIN, TOTAL); PostgreSQL's back-off delays from data/published/lahr-2001/context.json`,
     values: {
       utilSharePct: utilShare,
       spinSharePct: spinShare,
@@ -395,6 +577,8 @@ function blanchardEntry(d: LahrData): ClaimEntry {
       callersUtilSumPct: callerUtil,
       lockUtilPct: L.utilPct,
       expiredTimersPct: expired,
+      backoffTimedDelays: timedDelays,
+      backoffDelays: d.backoffUs.length,
     },
   });
 }
@@ -408,21 +592,43 @@ function busiestSite(rows: readonly LockRow[], section: string, fn: string): Loc
   return sites.reduce<LockRow | null>((best, r) => (best === null || r.total > best.total ? r : best), null);
 }
 
-function timerCountsEntry(d: LahrData): ClaimEntry {
+function timerCountsEntry(d: LahrData, runs: readonly RunLength[]): ClaimEntry {
   const sections = [d.withoutMq, ...d.withMq];
   const count = (sec: string, fn: string) => busiestSite(d.rows, sec, fn)?.total ?? null;
-  // Run lengths: only Spraul's wall-clock time of one run is known.
-  const durations: Record<string, number | null> = Object.fromEntries(sections.map((s) => [s, s === d.spraulSection ? d.spraul.wallS : null]));
-  const checkable = durations[d.withoutMq] !== null && d.withMq.some((s) => durations[s] !== null);
-  const verdict: Verdict = checkable ? "consistent" : "not checkable";
-  const addT = count(d.withoutMq, "add_timer");
-  const pt = count(d.withoutMq, "process_timeout");
+  const len = (sec: string) => findRun(runs, sec).s;
+  const rate = (sec: string, fn: string) => {
+    const c = count(sec, fn);
+    return c === null ? null : c / len(sec);
+  };
+  const perCpu = (sec: string, fn: string) => {
+    const r = rate(sec, fn);
+    return r === null ? null : r / d.cpus[sec]!;
+  };
+  const base = d.withoutMq;
+  // "Extremely high": the 2-way run's rates above every other run's, per second and per CPU.
+  const higher = TIMER_FUNCTIONS.filter((fn) => {
+    const r = perCpu(base, fn);
+    return r !== null && d.withMq.every((s) => perCpu(s, fn) === null || perCpu(s, fn)! < r);
+  });
+  const verdict: Verdict = higher.length === TIMER_FUNCTIONS.length ? "consistent" : "not recomputed";
+  const addT = count(base, "add_timer");
+  const pt = count(base, "process_timeout");
   const expiredShare = addT && pt ? (100 * pt) / addT : null;
+  const first = d.withMq[0]!;
+  const addRatio = (rate(base, "add_timer") ?? NaN) / (rate(first, "add_timer") ?? NaN);
+  const countRatio = (count(base, "add_timer") ?? NaN) / (count(first, "add_timer") ?? NaN);
   const table = sections
-    .map((sec) => `${sectionLabel(sec)}: ${TIMER_FUNCTIONS.map((fn) => `${fn} ${count(sec, fn) === null ? "not listed" : fmtInt(count(sec, fn)!)}`).join(", ")}`)
+    .map(
+      (sec) =>
+        `${sectionLabel(sec)} (${fmt(len(sec), 0)} s, ${d.cpus[sec]} CPUs): ` +
+        TIMER_FUNCTIONS.map((fn) => (count(sec, fn) === null ? `${fn} not listed` : `${fn} ${fmtInt(count(sec, fn)!)} = ${fmtInt(rate(sec, fn)!)}/s (${fmtInt(perCpu(sec, fn)!)}/s per CPU)`)).join(", "),
+    )
     .join("; ");
   const values: Record<string, number | null> = {};
   for (const sec of sections) for (const fn of TIMER_FUNCTIONS) values[`${fn}_${sec}`] = count(sec, fn);
+  for (const sec of sections) for (const fn of TIMER_FUNCTIONS) values[`${fn}PerS_${sec}`] = rate(sec, fn);
+  values.addTimerRateRatio = addRatio;
+  values.addTimerCountRatio = countRatio;
   values.processTimeoutPerAddTimerPct = expiredShare;
   return claimEntry({
     id: "lahr-2001/spraul-timer-counts",
@@ -430,22 +636,21 @@ function timerCountsEntry(d: LahrData): ClaimEntry {
     claim: `Spraul: "The dual cpu numbers are really odd. Extremely high count of add_timer(), del_timer_sync(), schedule() and process_timeout()"`,
     published: `lockmeter acquisition counts (TOTAL) at those functions' call sites`,
     recomputed:
-      `busiest call site per function (TOTAL): ${table}` +
-      (expiredShare === null ? "" : `; in the ${sectionLabel(d.withoutMq)} run process_timeout runs for ${fmt(expiredShare, 1)}% of add_timer's count: nearly every timer armed expires`),
-    uncertainty: null,
+      `busiest call site per function, count and rate over the run lengths of lahr-2001/run-lengths: ${table}` +
+      (expiredShare === null ? "" : `; in the ${sectionLabel(base)} run process_timeout runs for ${fmt(expiredShare, 1)}% of add_timer's count: nearly every timer armed expires`),
+    uncertainty: `the run lengths' rounding (lahr-2001/run-lengths), a few per cent`,
     verdict,
-    reason: checkable
-      ? `run lengths are known, so the counts can be compared as rates`
-      : `the excerpts give counts, not rates: only the ${sectionLabel(d.spraulSection)} run's length is posted (${fmt(d.spraul.wallS, 0)} s), so "high" cannot be judged` +
-        (addT !== null && count(d.withMq[0]!, "add_timer") !== null
-          ? `; in absolute terms the ${sectionLabel(d.withoutMq)} run's add_timer count is ${fmt(addT / count(d.withMq[0]!, "add_timer")!, 2)} times the ${sectionLabel(d.withMq[0]!)} run's`
-          : ""),
-    basis: `rows named <function>+<offset> (lock or caller rows) per table, the one with the largest TOTAL; process_timeout is the timer callback, so its count against add_timer's is the share of armed timers that expired`,
+    reason:
+      verdict === "consistent"
+        ? `with the run lengths from the tables the counts are rates: the ${sectionLabel(base)} run arms add_timer ${fmt(addRatio, 1)}× as often per second as the ${sectionLabel(first)} run, on half the CPUs (the raw counts differ only ${fmt(countRatio, 2)}×, because the ${sectionLabel(first)} run lasted ${fmt(len(first) / len(base), 1)}× longer), and all four functions run more often per CPU than in any other run: consistent with "extremely high"; the cause he suggests (a loop without signal_pending()) is not checkable from the tables`
+        : `the ${sectionLabel(base)} run's rates are not the highest per CPU for ${TIMER_FUNCTIONS.filter((f) => !higher.includes(f as (typeof TIMER_FUNCTIONS)[number])).join(", ")}`,
+    basis: `rows named <function>+<offset> (lock or caller rows) per table, the one with the largest TOTAL, divided by the run's wall-clock length; process_timeout is the timer callback, so its count against add_timer's is the share of armed timers that expired`,
     values,
   });
 }
 
 /** All Lahr-thread entries, in ledger order. */
 export function lahrClaims(d: LahrData): ClaimEntry[] {
-  return [...lostTimeEntries(d), runqueueEntry(d), blanchardEntry(d), timerCountsEntry(d)];
+  const runs = runLengths(d.rows, [d.withoutMq, ...d.withMq], d.hz);
+  return [runLengthEntry(d, runs), ...lostTimeEntries(d, runs), runqueueEntry(d), blanchardEntry(d), timerCountsEntry(d, runs)];
 }

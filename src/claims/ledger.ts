@@ -3,9 +3,14 @@
  * from the posted raw numbers in data/published/, with an uncertainty, a verdict and
  * a one-line reason. Deterministic: the same options give byte-identical JSON.
  */
-import { fact, loadSangappa2024 } from "../published/index.js";
+import { fact, loadDipietro2026, loadSangappa2024 } from "../published/index.js";
 import { UserError } from "../util/errors.js";
-import type { ClaimEntry } from "./entry.js";
+import type { ClaimEntry, Reproduction } from "./entry.js";
+import { ANNOTATIONS } from "./annotations.js";
+import { citeLine } from "./cite.js";
+import { dipietroClaims } from "./dipietro.js";
+import { recordDir } from "./records.js";
+import { statementClaims } from "./statements.js";
 import { lahrInput, luInput, rostedtInput, sangappaInput } from "./inputs.js";
 import { lahrClaims } from "./lahr.js";
 import { luClaims } from "./lu.js";
@@ -37,17 +42,45 @@ export function ledgerOptions(o: LedgerOptions = {}): RostedtOptions {
   return r;
 }
 
+/**
+ * Adds the citations and the reproduction status of src/claims/annotations.ts to an entry
+ * of a source post (entries that carry their own keep them); every such entry must cite.
+ */
+function annotate(e: ClaimEntry): ClaimEntry {
+  const a = ANNOTATIONS[e.id];
+  const cites = e.cites.length > 0 ? e.cites : (a?.cites ?? []).map(([file, words]) => citeLine(e.source, file, words));
+  if (cites.length === 0) throw new UserError(`src/claims/annotations.ts: expected citations for the ledger entry ${e.id}, found none`);
+  const own = e.reproduction.status !== "not applicable" || e.reproduction.records.length > 0 || e.reproduction.note !== "";
+  const reproduction: Reproduction = own
+    ? e.reproduction
+    : a?.reproduction
+      ? { status: a.reproduction.status, records: a.reproduction.records.map(recordDir), note: a.reproduction.note }
+      : { status: "not applicable", records: [], note: "the posted arithmetic only" };
+  return { ...e, cites, reproduction };
+}
+
 /** Builds the whole ledger from data/published/, then the entries of `options.series` (synchronous). */
 export function buildLedger(options: LedgerOptions = {}): ClaimEntry[] {
   const o = ledgerOptions(options);
   const sangappa = loadSangappa2024();
   const ext = fact(sangappa.provenance, "extension_us");
   if (typeof ext !== "number") throw new UserError(`sangappa-2024/provenance.json: expected a number for "extension_us", found ${JSON.stringify(ext)}`);
-  return [
+  const lu = luClaims(luInput());
+  const slowpath = lu.find((e) => e.id === "lu-2023/rq-lock-contention")?.values.slowpathSelfAfterPct;
+  if (typeof slowpath !== "number") throw new UserError("lu-2023/rq-lock-contention: expected the value slowpathSelfAfterPct");
+  const st = statementClaims(slowpath);
+  const published = [
     ...rostedtClaims(rostedtInput(), o),
+    ...st.rostedt,
     ...sangappaClaims(sangappaInput(sangappa), ext),
+    ...st.sangappa,
     ...lahrClaims(lahrInput()),
-    ...luClaims(luInput()),
+    ...lu,
+    ...st.lu,
+    ...dipietroClaims(loadDipietro2026()),
+  ].map(annotate);
+  return [
+    ...published,
     ...(options.series ?? []).flatMap((x) =>
       typeof x === "string" ? seriesClaims(x, o) : seriesClaims(x.dir, { ...o, a: x.a, b: x.b, workload: x.workload }),
     ),

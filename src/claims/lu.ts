@@ -49,7 +49,7 @@ function shareEntry(d: LuData, symbol: string, key: string): ClaimEntry {
   const ch = ratioBounds(b.childrenPct, a.childrenPct, d.decimals);
   const se = ratioBounds(b.selfPct, a.selfPct, d.decimals);
   const ok = selfWithinChildren([a, b]);
-  const verdict: Verdict = ok ? "consistent" : "not reproduced";
+  const verdict: Verdict = ok ? "consistent" : "not recomputed";
   const inCalleesBefore = b.childrenPct - b.selfPct;
   const inCalleesAfter = a.childrenPct - a.selfPct;
   const selfShareAfter = (100 * a.selfPct) / a.childrenPct;
@@ -96,7 +96,7 @@ function rqLockEntry(d: LuData): ClaimEntry {
   const slowGrowth = la.selfPct - lb.selfPct;
   const maxUnderSchedule = Math.min(100, (100 * calleeGrowth) / slowGrowth);
   const share = la.selfPct;
-  const verdict: Verdict = calleeGrowth > 0 && slowGrowth > 0 ? "consistent" : "not reproduced";
+  const verdict: Verdict = calleeGrowth > 0 && slowGrowth > 0 ? "consistent" : "not recomputed";
   return claimEntry({
     id: "lu-2023/rq-lock-contention",
     source: "lu-2023",

@@ -56,6 +56,15 @@ export function postedRunNumber(keptIndex: number): number {
   return keptIndex + 2;
 }
 
+/**
+ * The one-sided p-value in the claimed direction from a two-sided one of a symmetric test
+ * (Welch's t; Mann–Whitney U with its continuity correction or the exact distribution):
+ * half of it when the estimate points the claimed way, 1 − half otherwise.
+ */
+export function oneSidedP(twoSidedP: number, inClaimedDirection: boolean): number {
+  return inClaimedDirection ? twoSidedP / 2 : 1 - twoSidedP / 2;
+}
+
 /** Options of the statistical claims (the same seed gives the same ledger). */
 export interface RostedtOptions {
   seed: number;
@@ -191,7 +200,7 @@ function statEntries(d: RostedtData): ClaimEntry[] {
         uncertainty: null,
         verdict: verdictM,
         reason:
-          verdictM === "reproduced"
+          verdictM === "recomputed"
             ? `the mean of the ${n} runs, ${howM} to ${pa.decimals} decimals, is the printed figure` +
               (howM === "truncated" ? ` (rounding would print ${fmt(roundTo(m, pa.decimals), pa.decimals)})` : "")
             : `the mean of the ${n} runs is ${fmt(m, pa.decimals + 2)}, not ${fmt(pa.value, pa.decimals)} (off by ${fmt(m - pa.value, pa.decimals + 2)})`,
@@ -204,7 +213,7 @@ function statEntries(d: RostedtData): ClaimEntry[] {
     const p = side.reportedStdDev;
     const pubIv = printedInterval(p.value, p.decimals);
     const verdictS = figureVerdict(pubIv, { lo: s, hi: s });
-    const popMatches = figureVerdict(pubIv, { lo: ps, hi: ps }) === "reproduced";
+    const popMatches = figureVerdict(pubIv, { lo: ps, hi: ps }) === "recomputed";
     const howS = printedAs(s, p);
     out.push(
       claimEntry({
@@ -216,7 +225,7 @@ function statEntries(d: RostedtData): ClaimEntry[] {
         uncertainty: null,
         verdict: verdictS,
         reason:
-          verdictS === "reproduced"
+          verdictS === "recomputed"
             ? `the sample SD (n − 1), ${howS} to ${p.decimals} decimals, is the printed figure` +
               (howS === "truncated" ? ` (rounding would print ${fmt(roundTo(s, p.decimals), p.decimals)})` : "") +
               `; the population SD would be ${fmt(ps, p.decimals)}`
@@ -252,7 +261,7 @@ function firstRunEntry(d: RostedtData, alpha: number): ClaimEntry {
   });
   const isExtreme = sides.every((x) => x.rank === 1);
   const flagged = sides.every((x) => x.flagged);
-  const verdict = outlierVerdict(isExtreme, flagged);
+  const verdict = outlierVerdict(isExtreme, flagged, "posted");
   const [u, p] = sides as [(typeof sides)[0], (typeof sides)[0]];
   const part = (x: typeof u) =>
     `${x.side.label}: ${fmt(x.side.first, 2)} tps, ${fmt(x.z, 2)} SD (${fmtSignedPct(x.belowPct, 2)}) from the mean of the ${x.n - 1} kept runs, rank ${x.rank} of ${x.n}`;
@@ -324,30 +333,44 @@ function differenceEntry(d: RostedtData, c: Comparison, o: RostedtOptions, boots
     estimateInClaimedDirection: c.welch.difference > 0,
     intervalExcludesNoEffect: interval.excludes,
     leaveOneOutFlips: loo.flips.length,
+    evidence: "posted",
   });
+  // His claim has a direction (patched faster): the one-sided p-values in that direction.
+  const welchOneSided = oneSidedP(c.welch.p, c.welch.difference > 0);
+  const mwOneSided = oneSidedP(c.mannWhitney.p, c.mannWhitney.uB > c.mannWhitney.u);
+  const oneSidedSig = [welchOneSided < o.alpha, mwOneSided < o.alpha];
+  const oneSidedText =
+    `one-sided in the claimed direction (patched faster): Welch p = ${fmtP(welchOneSided)}, Mann–Whitney p = ${fmtP(mwOneSided)}` +
+    (oneSidedSig[0] === oneSidedSig[1]
+      ? oneSidedSig[0]
+        ? ` (both below α = ${o.alpha})`
+        : ` (neither below α = ${o.alpha})`
+      : ` (${oneSidedSig[1] ? "only Mann–Whitney" : "only Welch"} below α = ${o.alpha}: the tests disagree)`);
+  const welchCi = fmtInterval({ lo: c.welch.ciPct[0], hi: c.welch.ciPct[1] }, 2, "%");
   const minDrop = loo.drops.reduce((best, x) => (x.p < best.p ? x : best), loo.drops[0]!);
   const maxDrop = loo.drops.reduce((best, x) => (x.p > best.p ? x : best), loo.drops[0]!);
   const sideLabel = (s: "A" | "B") => (s === "A" ? d.unpatched.label : d.patched.label);
   const observed = c.power.runsNeeded[0]!;
   const conf = `${fmt(100 * c.bootstrap.confidence, 0)}%`;
-  const testsText = `Welch p = ${fmtP(c.welch.p)}, Mann–Whitney p = ${fmtP(c.mannWhitney.p)}, bootstrap ${conf} CI ${fmtInterval(boot, 3, "%")}`;
+  const testsText = `two-sided: Welch p = ${fmtP(c.welch.p)}, Mann–Whitney p = ${fmtP(c.mannWhitney.p)}, bootstrap ${conf} CI ${fmtInterval(boot, 3, "%")}`;
   const seedNote =
     interval.excludes === "seed-dependent"
       ? `; the bootstrap interval's end sits at 0 (it excludes 0 for ${interval.seedsExcluding} of ${interval.seedsTried} seeds)`
       : "";
   const flipsText = loo.flips.map((f) => `${sideLabel(f.side)} run ${postedRunNumber(f.index)} (${fmt(f.value, 2)})`).join(", ");
   let reason: string;
-  if (verdict === "reproduced") reason = `${testsText}; no single run changes that`;
+  if (verdict === "recomputed") reason = `${testsText}; ${oneSidedText}; no single run changes that`;
   else if (verdict === "not significant")
     reason =
-      `${testsText}: the ${fmtSignedPct(c.welch.differencePct, 3)} difference is within the run-to-run noise${seedNote}; ` +
-      `no single left-out run makes Welch significant (p from ${fmtP(minDrop.p)} to ${fmtP(maxDrop.p)}); ` +
+      `inconclusive: ${testsText}, so the ${fmtSignedPct(c.welch.differencePct, 3)} difference is not distinguishable from the run-to-run noise, ` +
+      `which is not evidence of no effect: the Welch ${conf} CI ${welchCi} holds both 0 and gains up to ${fmt(c.welch.ciPct[1], 2)}% (${fmt(c.welch.ciPct[1] / c.welch.differencePct, 1)}× the estimate)${seedNote}; ` +
+      `${oneSidedText}; no single left-out run makes two-sided Welch significant (p from ${fmtP(minDrop.p)} to ${fmtP(maxDrop.p)}); ` +
       `${c.a.n === c.b.n ? `${c.a.n} runs per side` : `${c.a.n} and ${c.b.n} runs`} detect ${fmt(c.power.minimumDetectableEffectPct, 2)}% at ${fmt(100 * c.power.power, 0)}% power`;
   else if (verdict === "fragile")
     reason =
       loo.flips.length > 0
-        ? `${testsText}; leaving out ${flipsText} changes Welch's verdict`
-        : `${testsText}: ${disagreementText(tests, o.alpha, interval)}`;
+        ? `${testsText}; ${oneSidedText}; leaving out ${flipsText} changes Welch's verdict`
+        : `${testsText}: ${disagreementText(tests, o.alpha, interval)}; ${oneSidedText}`;
   else reason = `${testsText}: the difference points the other way`;
   return claimEntry({
     id: "rostedt-2023/difference-beyond-noise",
@@ -359,10 +382,12 @@ function differenceEntry(d: RostedtData, c: Comparison, o: RostedtOptions, boots
     verdict,
     reason,
     basis:
-      `${c.a.n === c.b.n ? `the ${c.a.n} kept runs per side` : `the ${c.a.n} and ${c.b.n} kept runs`}; α = ${o.alpha}; leave-one-out drops each of the ${c.a.n + c.b.n} runs in turn and re-runs Welch; ` +
+      `${c.a.n === c.b.n ? `the ${c.a.n} kept runs per side` : `the ${c.a.n} and ${c.b.n} kept runs`}; α = ${o.alpha}; the verdict uses the two-sided tests (the one-sided p-values are reported beside them, halving the two-sided p in the estimate's direction); leave-one-out drops each of the ${c.a.n + c.b.n} runs in turn and re-runs Welch; ` +
       `power from the observed SDs: ${observed.runsPerSide ?? `more than a million`} runs per side would detect the observed ${fmt(observed.effectPct, 3)}% at ${fmt(100 * c.power.power, 0)}% power`,
     values: {
       ...differenceValues(c, interval),
+      welchOneSidedP: welchOneSided,
+      mannWhitneyOneSidedP: mwOneSided,
       leaveOneOutMinP: minDrop.p,
       leaveOneOutMaxP: maxDrop.p,
       minimumDetectableEffectPct: c.power.minimumDetectableEffectPct,
@@ -388,6 +413,7 @@ function spreadEntry(d: RostedtData, c: Comparison, o: RostedtOptions, boots: re
     estimateInClaimedDirection: ratio < 1,
     intervalExcludesNoEffect: interval.excludes,
     leaveOneOutFlips: loo.flips.length,
+    evidence: "posted",
   });
   // The unpatched run farthest from its mean, and the spread tests without it.
   const m = mean(a);
@@ -403,7 +429,10 @@ function spreadEntry(d: RostedtData, c: Comparison, o: RostedtOptions, boots: re
   const core =
     `F-test p = ${fmtP(c.fTest.p)}, Brown–Forsythe p = ${fmtP(c.brownForsythe.p)}, bootstrap ${conf} CI of the SD ratio ${fmtInterval(boot, 3)}`;
   const reasons: Record<Verdict, string> = {
-    reproduced: `${core}; no single run changes the F-test's verdict`,
+    recomputed: `${core}; no single run changes the F-test's verdict`,
+    reproduced: core,
+    "not yet reproduced": core,
+    "not recomputed": `${core}: the patched side varies more`,
     fragile:
       `${core}: ${disagreementText(tests, o.alpha, interval)}` +
       (loo.flips.length > 0 ? `; leaving out ${flipsText} makes the F-test ${c.fTest.p < o.alpha ? "non-significant" : "significant"}` : ""),
@@ -454,7 +483,7 @@ function overlapEntry(d: RostedtData): ClaimEntry {
   // The claim: after the rerun, "the worse performance with the patch was better than the
   // best performance without it" was no longer the case, i.e. the ranges overlap.
   const overlap = worstPatched <= bestUnpatched;
-  const verdict: Verdict = overlap ? "reproduced" : "not reproduced";
+  const verdict: Verdict = overlap ? "recomputed" : "not recomputed";
   return claimEntry({
     id: "rostedt-2023/ranges-overlap",
     source: "rostedt-2023",

@@ -71,7 +71,7 @@ export function sangappaClaims(tests: readonly SangappaTest[], extensionUs: numb
           `no statistical uncertainty can be computed from one figure per side`,
         verdict,
         reason:
-          verdict === "reproduced"
+          verdict === "recomputed"
             ? `the stated ${statedText} (i.e. ${fmtInterval(stated, t.statedDecimals + 1, "%")}) lies within what the rounded figures allow, ${fmtInterval(bounds, 2, "%")}`
             : `the stated ${statedText} is outside what the rounded figures allow, ${fmtInterval(bounds, 2, "%")}`,
         basis: `(with − without)/without from the two printed figures, each taken as ±${fmtInt(t.resolution / 2)} ${t.unit} (half its last printed unit)`,

@@ -380,7 +380,7 @@ function differenceEntry(x: Context): ClaimEntry {
   const reasons: Record<Verdict, string> = {
     reproduced: `${testsText}; no single run changes that`,
     "not significant":
-      `${testsText}: ${s.b} − ${s.a} = ${fmtSignedPct(c.welch.differencePct, 2)} is within this series' run-to-run noise; ` +
+      `${testsText}: ${s.b} − ${s.a} = ${fmtSignedPct(c.welch.differencePct, 2)} is not distinguishable from this series' run-to-run noise (inconclusive, not evidence of no effect); ` +
       `no single left-out run makes Welch significant (p from ${pRange(loo.drops.map((d) => d.p))})` +
       (blocksDesign && paired.leaveOneOutFlips.length === 0 ? ` nor any left-out block the paired test (p from ${fmtP(paired.leaveOneOutMinP)} to ${fmtP(paired.leaveOneOutMaxP)})` : ""),
     fragile:
@@ -390,6 +390,9 @@ function differenceEntry(x: Context): ClaimEntry {
     "not reproduced": `${testsText}: ${s.b} is significantly below ${s.a}, against the claimed direction`,
     consistent: testsText,
     "not checkable": testsText,
+    recomputed: testsText,
+    "not recomputed": testsText,
+    "not yet reproduced": testsText,
   };
   return claimEntry({
     id: `${x.idPrefix}:difference`,
@@ -458,6 +461,9 @@ function spreadEntry(x: Context): ClaimEntry {
     "not reproduced": `${core}: ${s.b} varies significantly more than ${s.a}`,
     consistent: core,
     "not checkable": core,
+    recomputed: core,
+    "not recomputed": core,
+    "not yet reproduced": core,
   };
   const rRatio = rc.b.sd / rc.a.sd;
   return claimEntry({
@@ -668,5 +674,13 @@ export function seriesClaims(dir: string, opts: SeriesClaimsOptions = {}): Claim
       `the ${s.runsA.length} measured runs of ${s.a} and ${s.runsB.length} of ${s.b} (warm-up runs excluded: ${s.warmupA.length} and ${s.warmupB.length})` +
       (s.pairs.length ? `, ${s.pairs.length} complete blocks` : ""),
   };
-  return [differenceEntry(x), spreadEntry(x), firstRunEntry(x), noiseFloorEntry(x)];
+  // Our own series: the record is the series directory, and the entry's verdict is its reproduction status.
+  return [differenceEntry(x), spreadEntry(x), firstRunEntry(x), noiseFloorEntry(x)].map((e) => ({
+    ...e,
+    reproduction: {
+      status: e.verdict === "reproduced" ? "reproduced" : e.verdict === "not reproduced" ? "not reproduced" : "not yet reproduced",
+      records: [s.shown],
+      note: "our own series: this entry's verdict",
+    },
+  }));
 }

@@ -5,19 +5,28 @@
  * decision functions below, applied to numbers recomputed from the posted data.
  * The vocabulary is small and fixed so that a reader can compare entries:
  *
- * | verdict          | meaning |
- * | ---------------- | ------- |
- * | `reproduced`     | The published figure recomputes from the posted raw numbers within the precision it was printed with (or the rounding of its inputs); for a claimed effect: every test applied finds it at the chosen α, and leaving out any one run does not change that. |
- * | `not reproduced` | The recomputation differs from the published figure beyond that precision, or the data contradict the claim (or the assumption its arithmetic rests on). |
- * | `not significant`| The claimed effect is not distinguishable from the run-to-run noise of the posted data: no test applied finds it at α, and no single run changes that. |
- * | `fragile`        | Whether the effect is "found" depends on one run (leaving it out flips the primary test) or on which test is used (a normal-theory test and its robust counterpart disagree). |
- * | `consistent`     | The posted numbers agree with the claim but cannot establish it: the claim is about a cause, or rests on an excerpt or a single measurement per side. |
- * | `not checkable`  | The posts do not contain what a check needs (e.g. one figure per side, no runs, no spread). |
+ * | verdict              | meaning |
+ * | -------------------- | ------- |
+ * | `recomputed`         | The posted arithmetic holds: the published figure recomputes from the posted raw numbers within the precision it was printed with (or the rounding of its inputs); for a claimed effect: every test applied to the posted runs finds it at the chosen α, and leaving out any one run does not change that. Says nothing about whether the effect happens again. |
+ * | `not recomputed`     | The recomputation from the posted numbers differs from the published figure beyond that precision, or the posted data contradict the claim (or the assumption its arithmetic rests on). |
+ * | `reproduced`         | Our own runs (a record under data/runs/) show the effect: every test applied finds it at α and no single run changes that. |
+ * | `not reproduced`     | Our own runs find the effect significant in the opposite direction. |
+ * | `not yet reproduced` | The claim is about an effect the posts give no numbers to check, and our runs have not shown it yet: not run, or run only in a VM under TCG (functional evidence). |
+ * | `not significant`    | The claimed effect is not distinguishable from the run-to-run noise: no test applied finds it at α, and no single run changes that (inconclusive, not "no effect"). |
+ * | `fragile`            | Whether the effect is "found" depends on one run (leaving it out flips the primary test) or on which test is used (a normal-theory test and its robust counterpart disagree). |
+ * | `consistent`         | The posted numbers agree with the claim but cannot establish it: the claim is about a cause, or rests on an excerpt or a single measurement per side. |
+ * | `not checkable`      | The posts do not contain what a check needs (e.g. one figure per side, no runs, no spread). |
+ *
+ * What our runs say about a claim of the posts is a separate field of each entry
+ * (`reproduction`, src/claims/entry.ts), so a `recomputed` verdict is never read as a reproduction.
  */
 
 export const VERDICTS = [
+  "recomputed",
+  "not recomputed",
   "reproduced",
   "not reproduced",
+  "not yet reproduced",
   "not significant",
   "fragile",
   "consistent",
@@ -28,11 +37,14 @@ export type Verdict = (typeof VERDICTS)[number];
 
 /** One sentence per verdict, for legends in tables, notebooks and the report. */
 export const VERDICT_MEANINGS: Readonly<Record<Verdict, string>> = {
-  reproduced:
-    "recomputed from the posted numbers within the printed precision; for an effect: found by every test applied and robust to leaving out any one run",
-  "not reproduced":
-    "the recomputation differs beyond the printed precision, or the posted data contradict the claim or the assumption behind its arithmetic",
-  "not significant": "not distinguishable from the run-to-run noise by any test applied, whichever single run is left out",
+  recomputed:
+    "the posted arithmetic holds: recomputed from the posted numbers within the printed precision; for an effect: every test applied to the posted runs finds it, whichever run is left out (not a reproduction)",
+  "not recomputed":
+    "the recomputation from the posted numbers differs beyond the printed precision, or the posted data contradict the claim or the assumption behind its arithmetic",
+  reproduced: "our own runs (a record under data/runs/) show the effect: every test applied finds it, whichever run is left out",
+  "not reproduced": "our own runs find the effect significant in the opposite direction",
+  "not yet reproduced": "the posts give no numbers to check it and our runs have not shown it yet (not run, or only in a VM under TCG)",
+  "not significant": "inconclusive: not distinguishable from the run-to-run noise by any test applied, whichever single run is left out (not evidence of no effect)",
   fragile: "the conclusion depends on a single run or on the choice of test",
   consistent: "the posted numbers agree with the claim but cannot establish it (cause, excerpt, or one measurement per side)",
   "not checkable": "the posts lack what a check needs (e.g. one figure per side, no runs, no spread)",
@@ -49,14 +61,25 @@ export function overlaps(a: Interval, b: Interval): boolean {
   return a.lo <= b.hi && b.lo <= a.hi;
 }
 
+/** Whose numbers a verdict rests on: the posted ones (→ recomputed) or our own runs (→ reproduced). */
+export type Evidence = "posted" | "ours";
+
+/** The verdict words of an agreeing / contradicting outcome for each kind of evidence. */
+function agreeWord(evidence: Evidence): Verdict {
+  return evidence === "posted" ? "recomputed" : "reproduced";
+}
+function contradictWord(evidence: Evidence): Verdict {
+  return evidence === "posted" ? "not recomputed" : "not reproduced";
+}
+
 /**
- * A published figure against its recomputation: `reproduced` when the interval of
+ * A published figure against its recomputation: `recomputed` when the interval of
  * values the printed figure can stand for (its rounding or truncation) overlaps the
  * interval the recomputation can take (exact inputs give a zero-width interval;
- * rounded inputs give the range their rounding allows), else `not reproduced`.
+ * rounded inputs give the range their rounding allows), else `not recomputed`.
  */
 export function figureVerdict(published: Interval, recomputed: Interval): Verdict {
-  return overlaps(published, recomputed) ? "reproduced" : "not reproduced";
+  return overlaps(published, recomputed) ? "recomputed" : "not recomputed";
 }
 
 /** One statistical test as the verdict rules see it. */
@@ -84,14 +107,16 @@ export interface EffectEvidence {
   intervalExcludesNoEffect: boolean | "seed-dependent";
   /** Number of runs whose omission flips the primary test's significance at alpha. */
   leaveOneOutFlips: number;
+  /** The posted runs of a source (verdict words recomputed / not recomputed) or our own (default). */
+  evidence?: Evidence;
 }
 
 /**
  * Verdict of a claimed effect:
- * - `not reproduced` when a test finds the effect significant in the opposite direction;
+ * - `not reproduced` (posted runs: `not recomputed`) when a test finds the effect significant in the opposite direction;
  * - `fragile` when the tests (or the bootstrap interval) disagree, or when leaving out one
  *   run flips the primary test;
- * - `reproduced` when every test and the interval find it and no single run matters;
+ * - `reproduced` (posted runs: `recomputed`) when every test and the interval find it and no single run matters;
  * - `not significant` when none does and no single run matters (an interval whose
  *   verdict depends on the bootstrap seed does not count as finding it).
  */
@@ -99,9 +124,10 @@ export function effectVerdict(e: EffectEvidence): Verdict {
   const significant = e.tests.map((t) => t.p < e.alpha);
   const anySignificant = significant.some(Boolean) || e.intervalExcludesNoEffect === true;
   const allSignificant = significant.every(Boolean) && e.intervalExcludesNoEffect === true;
-  if (anySignificant && !e.estimateInClaimedDirection) return "not reproduced";
+  const ev = e.evidence ?? "ours";
+  if (anySignificant && !e.estimateInClaimedDirection) return contradictWord(ev);
   if (e.leaveOneOutFlips > 0) return "fragile";
-  if (allSignificant) return "reproduced";
+  if (allSignificant) return agreeWord(ev);
   if (!anySignificant) return "not significant";
   return "fragile";
 }
@@ -110,10 +136,10 @@ export function effectVerdict(e: EffectEvidence): Verdict {
  * Verdict of "a run is an outlier / unusual" claims about a measurement that was
  * discarded: `consistent` when the run is the extreme of its series in the stated
  * direction and an outlier test flags it (the cause the post gives cannot be checked
- * from tps alone), `not reproduced` otherwise.
+ * from tps alone), `not reproduced` (posted runs: `not recomputed`) otherwise.
  */
-export function outlierVerdict(isExtreme: boolean, flaggedByTest: boolean): Verdict {
-  return isExtreme && flaggedByTest ? "consistent" : "not reproduced";
+export function outlierVerdict(isExtreme: boolean, flaggedByTest: boolean, evidence: Evidence = "ours"): Verdict {
+  return isExtreme && flaggedByTest ? "consistent" : contradictWord(evidence);
 }
 
 /**

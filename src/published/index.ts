@@ -48,7 +48,10 @@ export interface Provenance {
   in_reply_to: string | null;
   url: string;
   list: string;
-  /** The seed file the raw excerpts were copied from, relative to the repository root. */
+  /**
+   * The seed file the raw excerpts were copied from, relative to the repository root
+   * (null in the JSON of dipietro-2026 only, a secondary source: SECONDARY_SOURCES).
+   */
   seed: string;
   identifier_note: string;
   facts: ProvenanceFact[];
@@ -131,6 +134,16 @@ export interface Lahr2001 {
   spraul: ProseFigure[];
   /** The rows Anton Blanchard quoted in his reply. */
   blanchardQuote: LockmeterRow[];
+  /** Facts from outside the thread (context.json, edited by hand, each with its source): HZ, PostgreSQL's back-off table. */
+  context: LahrContextFact[];
+}
+
+/** A fact the Lahr claims use that is not in the thread (data/published/lahr-2001/context.json). */
+export interface LahrContextFact {
+  id: string;
+  value: number | number[];
+  what: string;
+  source: string;
 }
 
 export function loadLahr2001(): Lahr2001 {
@@ -142,6 +155,7 @@ export function loadLahr2001(): Lahr2001 {
     machines: conf.machines,
     spraul: readJson<ProseFigure[]>("lahr-2001", "spraul.json"),
     blanchardQuote: readJson<LockmeterRow[]>("lahr-2001", "blanchard-quote.json"),
+    context: readJson<{ facts: LahrContextFact[] }>("lahr-2001", "context.json").facts,
   };
 }
 
@@ -167,3 +181,11 @@ export function loadLu2023(): Lu2023 {
 
 /** The names of the published sources, in chronological order of their posts. */
 export const PUBLISHED_SOURCES = ["lahr-2001", "lu-2023", "rostedt-2023", "sangappa-2024"] as const;
+
+/**
+ * Sources whose post is not in the stored archives: their figures are as public write-ups
+ * print them (data/published/dipietro-2026/secondary-figures.raw.txt), with no seed to check against.
+ */
+export const SECONDARY_SOURCES = ["dipietro-2026"] as const;
+
+export { loadDipietro2026, parseSecondaryFigures, printedNumber, secondaryFigure, DIPIETRO_FIGURES_FILE, type Dipietro2026, type SecondaryFigure } from "./dipietro.js";

@@ -5,7 +5,8 @@
  * their own source (the seed post that mentions them, or a public report).
  */
 import * as aq from "arquero";
-import { loadProvenance, type Provenance } from "../published/index.js";
+import { loadDipietro2026, loadProvenance, printedNumber, secondaryFigure, type Provenance } from "../published/index.js";
+import { UserError } from "../util/errors.js";
 
 /** Where an event's date and description come from. */
 export type EventBasis =
@@ -56,22 +57,37 @@ function fromProvenance(source: string, who: string, what: string, label: string
 
 /**
  * Figures of the April 2026 regression report (Salvatore Dipietro, AWS, LKML
- * 2026-04-03), as quoted by the public write-ups listed in its event's source.
- * Not one of the kit's published sources: no raw excerpt of the post is kept.
+ * 2026-04-03), read from data/published/dipietro-2026/secondary-figures.raw.txt: the
+ * post is not in the stored archives, so they are as the public write-ups named
+ * there print them (each figure keeps its file:line in `cites`).
  */
-export const DIPIETRO_2026 = {
-  vcpus: 96,
-  machine: "AWS Graviton4 (m8g.24xlarge)",
-  workload: "pgbench simple-update, scale 8470, 1024 clients, 96 threads, 1200 s",
-  tpsBefore: 98565,
-  tpsAfter: 50751,
-  sLockPct: 55.6,
-  commit: "7dadeaa6e851 (sched: Further restrict the preemption modes)",
-  sources: [
-    "https://lwn.net/Articles/1067029/",
-    "https://news.routley.io/posts/linux-7-0-broke-postgresql-the-preemption-regression-explained.html",
-  ],
-} as const;
+export function dipietro2026Figures() {
+  const d = loadDipietro2026();
+  const num = (id: string, re: RegExp) => printedNumber(secondaryFigure(d, id), re).value;
+  const cite = (id: string) => {
+    const f = secondaryFigure(d, id);
+    return `${f.file}:${f.line}`;
+  };
+  const machine = secondaryFigure(d, "machine").printed;
+  const commit = /^([0-9a-f]{12})\b/.exec(secondaryFigure(d, "commit").printed)?.[1];
+  if (!commit) throw new UserError(`${cite("commit")}: expected a 12-digit commit hash at the start of the figure`);
+  const sources = [...new Set(d.figures.flatMap((f) => f.where.split(/\s+/).filter((w) => /^https?:\/\//.test(w))))];
+  return {
+    vcpus: num("machine", /^(\d+)-vCPU/),
+    machine: machine.replace(/^\d+-vCPU\s*/, ""),
+    workload: secondaryFigure(d, "workload").printed,
+    tpsBefore: num("tps-before", /:\s*([\d,]+)\s+transactions/),
+    tpsAfter: num("tps-after", /:\s*([\d,]+)\s+transactions/),
+    sLockPct: num("perf-s-lock", /^([\d.]+)%/),
+    commit: `${commit} (${secondaryFigure(d, "commit-title").printed})`,
+    messageId: d.provenance.message_id,
+    sources,
+    cites: { tpsBefore: cite("tps-before"), tpsAfter: cite("tps-after"), sLockPct: cite("perf-s-lock"), commit: cite("commit") },
+  };
+}
+
+/** The same figures, read once when this module loads (notebook 00 uses them). */
+export const DIPIETRO_2026 = dipietro2026Figures();
 
 /** The events in date order (ties: the order below). */
 export function historyEvents(): HistoryEvent[] {
@@ -151,10 +167,11 @@ export function historyEvents(): HistoryEvent[] {
       date: "2026-04-03",
       approximate: false,
       who: "Salvatore Dipietro (AWS)",
-      what: `LKML report: PostgreSQL pgbench on a ${DIPIETRO_2026.vcpus}-vCPU ${DIPIETRO_2026.machine} drops from ${DIPIETRO_2026.tpsBefore} to ${DIPIETRO_2026.tpsAfter} tps on Linux 7.0, with s_lock taking ${DIPIETRO_2026.sLockPct}% of CPU time`,
+      what: `LKML report: PostgreSQL pgbench on a ${DIPIETRO_2026.vcpus}-vCPU ${DIPIETRO_2026.machine} drops from ${DIPIETRO_2026.tpsBefore} to ${DIPIETRO_2026.tpsAfter} tps on Linux 7.0, with s_lock taking ${DIPIETRO_2026.sLockPct}% of CPU time (figures as public write-ups print them: data/published/dipietro-2026)`,
       label: "Dipietro: pgbench regression on 7.0",
-      source: DIPIETRO_2026.sources.join(" "),
+      source: `<${DIPIETRO_2026.messageId}> (not in the stored archives) ${DIPIETRO_2026.sources.join(" ")}`,
       basis: "public report",
+      published: "data/published/dipietro-2026",
     },
     {
       date: "2026-04-12",
