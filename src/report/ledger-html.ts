@@ -16,7 +16,7 @@ export interface LedgerRow {
 /** CSS class of a verdict badge: reproduced, not-reproduced, not-significant, fragile, or other. */
 export function verdictClass(verdict: string): string {
   const slug = verdict.toLowerCase().replace(/[^a-z]+/g, "-").replace(/^-|-$/g, "");
-  return ["reproduced", "not-reproduced", "not-significant", "fragile"].includes(slug) ? `sl-verdict-${slug}` : "sl-verdict-other";
+  return ["reproduced", "not-reproduced", "not-significant", "fragile", "recomputed", "not-recomputed", "not-yet-reproduced"].includes(slug) ? `sl-verdict-${slug}` : "sl-verdict-other";
 }
 
 /**

@@ -32,6 +32,9 @@ table.sl-ledger col.sl-c-reason { width: 21.5%; }
 .sl-verdict-reproduced { background: #dafbe1; }
 .sl-verdict-not-reproduced { background: #ffebe9; }
 .sl-verdict-not-significant, .sl-verdict-fragile { background: #fff8c5; }
+.sl-verdict-recomputed { background: #ddf4ff; }
+.sl-verdict-not-recomputed { background: #ffebe9; }
+.sl-verdict-not-yet-reproduced { background: #f6f8fa; border: 1px dashed #8c959f; }
 .sl-verdict-other { background: #eaeef2; }
 .sl-figure svg { max-width: 100%; height: auto; }
 /* nbconvert "basic" template */
