@@ -57,6 +57,10 @@ export const extraFormats: ParserFormat[] = [
       const c = parsePerfLockContention(text, file);
       return c.entries.map((e) => ({ file, mode: c.mode, ...e }));
     },
+    parseWithWarnings: (text, file) => {
+      const c = parsePerfLockContention(text, file);
+      return { records: c.entries.map((e) => ({ file, mode: c.mode, ...e })), warnings: c.warnings };
+    },
   },
   {
     name: "perf-lock-report",
@@ -64,6 +68,10 @@ export const extraFormats: ParserFormat[] = [
     description: "perf lock report: per lock (or per thread with -t) acquired/contended and wait times",
     detect: detectPerfLockReport,
     parse: (text, file) => parsePerfLockReport(text, file).entries.map((e) => ({ file, ...e })),
+    parseWithWarnings: (text, file) => {
+      const r = parsePerfLockReport(text, file);
+      return { records: r.entries.map((e) => ({ file, ...e })), warnings: r.warnings };
+    },
   },
   {
     name: "rseq-stats",
