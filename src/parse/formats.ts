@@ -8,6 +8,7 @@
  */
 import { parsePgbench } from "./pgbench.js";
 import { parseLockmeter } from "./lockmeter.js";
+import { isLockmeter1, parseLockmeter1 } from "./lockmeter1.js";
 import { parsePerfReport } from "./perf-report.js";
 import { extraFormats } from "./formats-extra.js";
 import { splitLines, unquote, type ParseWarning } from "./text.js";
@@ -41,12 +42,17 @@ export const pgbenchFormat: ParserFormat = {
 export const lockmeterFormat: ParserFormat = {
   name: "lockmeter",
   aliases: ["lockstat"],
-  description: "Linux 2.4 lockmeter report (lockstat): lock and caller rows, times in µs",
+  description: "lockmeter reports (lockstat, Linux 2.4–2.6): the 2001 count layout and the 1.x layout with % CPU and RJECT; lock, caller and *TOTAL* rows, times in µs",
   signature: 'a "SPINLOCKS" section title or a "UTIL% CON% HOLD(MAX) …" row such as "0.2% 1.5% 0.5us( 12us)"',
   detect: (text) =>
     someLine(text, /^SPINLOCKS\b/) ||
     someLine(text, /^\d+(?:\.\d+)?%\s+\d+(?:\.\d+)?%\s+\d+(?:\.\d+)?[a-z]+\(\s*\d+(?:\.\d+)?[a-z]+\)/),
-  parse: (text, file) => parseLockmeter(text, file),
+  parse: (text, file) => (isLockmeter1(text) ? parseLockmeter1(text, file).rows : parseLockmeter(text, file)),
+  parseWithWarnings: (text, file) => {
+    if (!isLockmeter1(text)) return { records: parseLockmeter(text, file), warnings: [] };
+    const r = parseLockmeter1(text, file);
+    return { records: r.rows, warnings: r.warnings };
+  },
 };
 
 export const perfReportFormat: ParserFormat = {
