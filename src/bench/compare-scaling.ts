@@ -63,7 +63,7 @@ export function parseTimes(out: string): number | null {
   const lines = out.trim().split("\n");
   const m = /^(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s$/.exec((lines[lines.length - 1] ?? "").trim());
   if (!m) return null;
-  return Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4]);
+  return Math.round((Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4])) * 1000) / 1000;
 }
 
 function timeCli(fileA: string, fileB: string, resamples: number): CliTiming {
