@@ -1,9 +1,18 @@
 import type { ParserFormat } from "./formats.js";
 import { detectSysbench, parseSysbenchPrepare, parseSysbenchRuns } from "./sysbench.js";
-import { detectProcLockStat, parseProcLockStat } from "./proc-lock-stat.js";
+import { detectLockStatExcerpt, parseLockStatExcerpt, type LockStatExcerpt } from "./lock-stat-excerpt.js";
 import { detectPerfLockContention, detectPerfLockReport, parsePerfLockContention, parsePerfLockReport } from "./perf-lock.js";
 import { detectRseqStats, parseRseqStats } from "./rseq-stats.js";
 import { sliceTraceFormat } from "./slice-trace.js";
+
+/** One flat record per class row of every table: the table's number, label and version, then the row and its class's points. */
+function lockStatRecords(ex: LockStatExcerpt): Record<string, unknown>[] {
+  return ex.tables.flatMap((t) =>
+    t.classes.flatMap((c) =>
+      c.rows.map((r) => ({ file: ex.file, table: t.index, tableLabel: t.label, version: t.version, ...r, points: c.points })),
+    ),
+  );
+}
 
 /**
  * Formats added by the lock-statistics work (issue 6); joined into the registry in formats.ts.
@@ -13,12 +22,14 @@ import { sliceTraceFormat } from "./slice-trace.js";
 export const extraFormats: ParserFormat[] = [
   {
     name: "sysbench",
+    signature: 'a "sysbench 1.x" banner with "SQL statistics:" / "General statistics:" sections',
     description: "sysbench 1.0.x/1.1.x run output: SQL statistics, tps/qps, latency, --report-interval lines, --histogram",
     detect: detectSysbench,
     parse: (text, file) => parseSysbenchRuns(text, file),
   },
   {
     name: "sysbench-prepare",
+    signature: 'a "sysbench 1.x" banner and "Creating table \'sbtest…\'" lines',
     description: "sysbench prepare output: tables created, rows inserted",
     detect: (text) => /^sysbench \d/m.test(text) && /^Creating table '/m.test(text) && !detectSysbench(text),
     parse: (text, file) => parseSysbenchPrepare(text, file).tables.map((t) => ({ file, ...t })),
@@ -26,15 +37,19 @@ export const extraFormats: ParserFormat[] = [
   {
     name: "proc-lock-stat",
     aliases: ["lock_stat"],
-    description: "/proc/lock_stat version 0.4 (CONFIG_LOCK_STAT): one row per class and read/write mode, with its contention points",
-    detect: detectProcLockStat,
-    parse: (text, file) => {
-      const ls = parseProcLockStat(text, file);
-      return ls.classes.flatMap((c) => c.rows.map((r) => ({ file, ...r, points: c.points })));
+    description:
+      "/proc/lock_stat version 0.3/0.4 (CONFIG_LOCK_STAT) and excerpts of it (no header, wrapped, quoted, before/after tables): one row per class and mode, with its contention points",
+    signature: 'a "lock_stat version" line or a "class name  con-bounces  contentions" header',
+    detect: detectLockStatExcerpt,
+    parse: (text, file) => lockStatRecords(parseLockStatExcerpt(text, file)),
+    parseWithWarnings: (text, file) => {
+      const ex = parseLockStatExcerpt(text, file);
+      return { records: lockStatRecords(ex), warnings: ex.warnings };
     },
   },
   {
     name: "perf-lock-contention",
+    signature: 'a "contended   total wait     max wait     avg wait" header',
     aliases: ["perf-lock-con"],
     description: "perf lock contention: by caller (default), task (-t, -o), lock (-l) or cgroup; -v stacks",
     detect: detectPerfLockContention,
@@ -42,15 +57,25 @@ export const extraFormats: ParserFormat[] = [
       const c = parsePerfLockContention(text, file);
       return c.entries.map((e) => ({ file, mode: c.mode, ...e }));
     },
+    parseWithWarnings: (text, file) => {
+      const c = parsePerfLockContention(text, file);
+      return { records: c.entries.map((e) => ({ file, mode: c.mode, ...e })), warnings: c.warnings };
+    },
   },
   {
     name: "perf-lock-report",
+    signature: 'a "Name   acquired  contended …" header',
     description: "perf lock report: per lock (or per thread with -t) acquired/contended and wait times",
     detect: detectPerfLockReport,
     parse: (text, file) => parsePerfLockReport(text, file).entries.map((e) => ({ file, ...e })),
+    parseWithWarnings: (text, file) => {
+      const r = parsePerfLockReport(text, file);
+      return { records: r.entries.map((e) => ({ file, ...e })), warnings: r.warnings };
+    },
   },
   {
     name: "rseq-stats",
+    signature: '"exit: N" … counter lines of debugfs rseq/stats',
     description: "debugfs rseq/stats (CONFIG_RSEQ_STATS): exit/fast/slow-path counters and slice-extension grants, expiries, yields",
     detect: detectRseqStats,
     parse: (text, file) => {

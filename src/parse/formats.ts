@@ -8,9 +8,10 @@
  */
 import { parsePgbench } from "./pgbench.js";
 import { parseLockmeter } from "./lockmeter.js";
+import { isLockmeter1, parseLockmeter1 } from "./lockmeter1.js";
 import { parsePerfReport } from "./perf-report.js";
 import { extraFormats } from "./formats-extra.js";
-import { splitLines, unquote } from "./text.js";
+import { splitLines, unquote, type ParseWarning } from "./text.js";
 
 export interface ParserFormat {
   name: string;
@@ -20,6 +21,10 @@ export interface ParserFormat {
   detect(text: string): boolean;
   /** Parses the text; `file` goes into records and error messages. Throws ParseError. */
   parse(text: string, file: string): unknown;
+  /** What `detect` looks for, in words (for `slicelab parse auto` when it cannot decide). */
+  signature?: string;
+  /** A lenient parse that also reports what an excerpt lacked (the CLI prefers it when present). */
+  parseWithWarnings?(text: string, file: string): { records: unknown[]; warnings: ParseWarning[] };
 }
 
 function someLine(text: string, re: RegExp): boolean {
@@ -29,6 +34,7 @@ function someLine(text: string, re: RegExp): boolean {
 export const pgbenchFormat: ParserFormat = {
   name: "pgbench",
   description: "pgbench output (PostgreSQL 9.x–17): runs with tps, summary, progress, per-statement latencies",
+  signature: '"tps = N (without initial connection time)" (or "…including/excluding connections establishing")',
   detect: (text) => someLine(text, /^tps = \S+ \((?:without initial connection time|(?:in|ex)cluding connections establishing)\)/),
   parse: (text, file) => parsePgbench(text, file),
 };
@@ -36,17 +42,24 @@ export const pgbenchFormat: ParserFormat = {
 export const lockmeterFormat: ParserFormat = {
   name: "lockmeter",
   aliases: ["lockstat"],
-  description: "Linux 2.4 lockmeter report (lockstat): lock and caller rows, times in µs",
+  description: "lockmeter reports (lockstat, Linux 2.4–2.6): the 2001 count layout and the 1.x layout with % CPU and RJECT; lock, caller and *TOTAL* rows, times in µs",
+  signature: 'a "SPINLOCKS" section title or a "UTIL% CON% HOLD(MAX) …" row such as "0.2% 1.5% 0.5us( 12us)"',
   detect: (text) =>
     someLine(text, /^SPINLOCKS\b/) ||
     someLine(text, /^\d+(?:\.\d+)?%\s+\d+(?:\.\d+)?%\s+\d+(?:\.\d+)?[a-z]+\(\s*\d+(?:\.\d+)?[a-z]+\)/),
-  parse: (text, file) => parseLockmeter(text, file),
+  parse: (text, file) => (isLockmeter1(text) ? parseLockmeter1(text, file).rows : parseLockmeter(text, file)),
+  parseWithWarnings: (text, file) => {
+    if (!isLockmeter1(text)) return { records: parseLockmeter(text, file), warnings: [] };
+    const r = parseLockmeter1(text, file);
+    return { records: r.rows, warnings: r.warnings };
+  },
 };
 
 export const perfReportFormat: ParserFormat = {
   name: "perf-report",
   aliases: ["perf"],
   description: "perf report --stdio rows: Children/Self or Overhead, command, shared object, [k]/[.], symbol",
+  signature: 'a "# Children  Self … Symbol" or "# Overhead … Symbol" header, or a "12.5%  cmd  dso  [k] symbol" row',
   detect: (text) =>
     someLine(text, /^#\s+(?:Children\s+Self|Overhead)\b.*\bSymbol\b/) ||
     someLine(text, /^\d+(?:\.\d+)?%(?:\s+\d+(?:\.\d+)?%)?\s+.*\[[k.]\]\s+\S/),

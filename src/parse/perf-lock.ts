@@ -15,6 +15,7 @@
  * (columns follow -F), one row per lock (name truncated to 20 columns with "...") or per thread (-t).
  */
 import { ParseError, quoteFound } from "../util/errors.js";
+import { unquote, type ParseWarning } from "./text.js";
 
 export type PerfLockMode = "caller" | "task" | "lock" | "cgroup";
 type TimeField = "waitTotalNs" | "waitMaxNs" | "waitMinNs" | "waitAvgNs";
@@ -51,6 +52,8 @@ export interface PerfLockContention {
   messages: string[];
   /** The "=== output for debug ===" block of -v, when present. */
   debug: { bad: number; total: number; histogram: Record<string, number> } | null;
+  /** What a pasted output lacked or had after it ("..." elisions, prose). */
+  warnings: ParseWarning[];
 }
 
 export interface PerfLockReportEntry {
@@ -63,16 +66,22 @@ export interface PerfLockReportEntry {
   waitTotalNs: number | null;
   waitMaxNs: number | null;
   waitMinNs: number | null;
+  /** 1-based table of the text (before/after pairs have two). */
+  table: number;
   line: number;
 }
 
 export interface PerfLockReport {
   file: string;
+  /** The columns of the first table. */
   columns: string[];
   entries: PerfLockReportEntry[];
+  /** What a pasted report lacked or had around it ("..." elisions, prose after a table). */
+  warnings: ParseWarning[];
 }
 
-const UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
+// perf ≥ 5.20 prints "h" and "m" (minutes) for long waits too (lock_stat_key_print_time()).
+const UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
 
 const CONTENTION_COLUMNS: Record<string, "contended" | TimeField> = {
   contended: "contended",
@@ -121,11 +130,11 @@ function contentionHeader(t: string): { columns: string[]; mode: PerfLockMode } 
 }
 
 export function detectPerfLockContention(text: string): boolean {
-  return text.split("\n").slice(0, 40).some((l) => contentionHeader(l) !== null);
+  return text.split("\n", 400).some((l) => contentionHeader(unquote(l)) !== null);
 }
 
 export function detectPerfLockReport(text: string): boolean {
-  return text.split("\n").slice(0, 5).some((l) => /^\s*Name\s+(acquired|contended|avg wait|total wait|max wait|min wait)\b/.test(l));
+  return text.split("\n", 400).some((l) => reportHeader(unquote(l).replace(/\t/g, " ").trim()) !== null);
 }
 
 /** Reads `count` values from the tokens: integers for counts, "<number> <unit>" for times. */
@@ -145,7 +154,7 @@ function takeValues(tokens: string[], kinds: ("count" | "time")[], file: string,
 }
 
 export function parsePerfLockContention(text: string, file: string): PerfLockContention {
-  const lines = text.replace(/\r\n/g, "\n").split("\n");
+  const lines = text.split("\n").map((l) => unquote(l.replace(/\r$/, "")).replace(/\t/g, "        "));
   let h = -1;
   let header: ReturnType<typeof contentionHeader> = null;
   for (let i = 0; i < lines.length; i++) {
@@ -168,6 +177,7 @@ export function parsePerfLockContention(text: string, file: string): PerfLockCon
     entries: [],
     messages: lines.slice(0, h).map((l) => l.trimEnd()).filter((l) => l !== ""),
     debug: null,
+    warnings: [],
   };
   const kinds = header.columns.map((c) => (c === "contended" ? "count" : "time")) as ("count" | "time")[];
   for (let i = h + 1; i < lines.length; i++) {
@@ -178,12 +188,21 @@ export function parsePerfLockContention(text: string, file: string): PerfLockCon
       out.debug = parseDebug(lines, i + 1, file);
       break;
     }
+    if (/^(?:\.\.\.|…)$/.test(t)) {
+      out.warnings.push({ file, line: i + 1, message: '"..." — entries left out by the poster' });
+      continue;
+    }
     const st = /^(0x[0-9a-f]+)\s+(.*)$/.exec(t);
     if (st && /^(\t|\s{8,})/.test(raw)) {
       const last = out.entries[out.entries.length - 1];
       if (!last) throw new ParseError(file, i + 1, "an entry before its stack", quoteFound(raw));
       last.stack.push({ address: st[1]!, symbol: st[2]!.trim() });
       continue;
+    }
+    if (!/^\d/.test(t) && out.entries.length > 0) {
+      // Prose after the table (a mail goes on): stop, and say so.
+      out.warnings.push({ file, line: i + 1, message: `the table ends here: followed by text that is not perf lock contention output (${quoteFound(raw, 60)})` });
+      break;
     }
     const tokens = t.split(/\s+/);
     const vals = takeValues(tokens, kinds, file, i + 1, raw);
@@ -257,28 +276,122 @@ function parseDebug(lines: string[], from: number, file: string): NonNullable<Pe
   return d;
 }
 
-export function parsePerfLockReport(text: string, file: string): PerfLockReport {
-  const lines = text.replace(/\r\n/g, "\n").split("\n");
-  const h = lines.findIndex((l) => /^\s*Name\s/.test(l));
-  if (h < 0) {
-    const first = lines.findIndex((l) => l.trim() !== "");
-    throw new ParseError(file, Math.max(first, 0) + 1, "a `perf lock report` header (Name   acquired  contended …)", quoteFound(lines[Math.max(first, 0)]));
+const ROW_TAIL = /(?:^|\s)(?:\d+(?:\.\d+)?|ns|us|ms|s|m|h)$/;
+
+/** The values at the end of a report row when they all parse for these kinds, else null. */
+function rowValues(t: string, kinds: ("count" | "time" | "ns")[]): string[] | null {
+  const tokens = t.split(/\s+/);
+  const width = kinds.reduce((sum, k) => sum + (k === "time" ? 2 : 1), 0);
+  if (tokens.length < width) return null;
+  const v = tokens.slice(tokens.length - width);
+  let j = 0;
+  for (const k of kinds) {
+    if (k === "time") {
+      if (!/^\d+(?:\.\d+)?$/.test(v[j]!) || !(v[j + 1]! in UNIT_NS)) return null;
+      j += 2;
+    } else {
+      if (!/^\d+$/.test(v[j]!)) return null;
+      j++;
+    }
   }
-  const cols = headerColumns(lines[h]!.trim().replace(/^Name\s+/, ""), Object.keys(REPORT_COLUMNS));
-  if (!cols || cols.length === 0) throw new ParseError(file, h + 1, "column names acquired / contended / avg wait / total wait / max wait / min wait", quoteFound(lines[h]));
-  const kinds = cols.map((c) => (c === "acquired" || c === "contended" ? "count" : "time")) as ("count" | "time")[];
-  const width = kinds.reduce((s, k) => s + (k === "count" ? 1 : 2), 0);
-  const out: PerfLockReport = { file, columns: cols, entries: [] };
-  for (let i = h + 1; i < lines.length; i++) {
+  return v;
+}
+
+/**
+ * Splits a report header after "Name" into columns and how each prints its
+ * values: "count", "time" (number and unit, perf ≥ 5.20) or "ns" (a plain
+ * number of nanoseconds: "avg wait (ns)" in perf ≤ 5.19, "max wait(ns)" in 5.18's -F).
+ */
+function reportHeader(t: string): { columns: string[]; kinds: ("count" | "time" | "ns")[] } | null {
+  const m = /^Name(?:\s+(.*))?$/.exec(t);
+  if (!m) return null;
+  const rest = (m[1] ?? "").trim();
+  const columns: string[] = [];
+  const kinds: ("count" | "time" | "ns")[] = [];
+  let r = rest;
+  const known = Object.keys(REPORT_COLUMNS);
+  while (r.length > 0) {
+    const k = known.find((c) => r.startsWith(c) && (r.length === c.length || /[\s(]/.test(r[c.length]!)));
+    if (!k) return null;
+    r = r.slice(k.length);
+    const ns = /^\s*\(ns\)/.exec(r);
+    if (ns) r = r.slice(ns[0].length);
+    r = r.trim();
+    columns.push(k);
+    kinds.push(k === "acquired" || k === "contended" ? "count" : ns ? "ns" : "time");
+  }
+  return columns.length > 0 ? { columns, kinds } : null;
+}
+
+/**
+ * `perf lock report` text, as printed or as pasted: one or more tables (a
+ * "Name …" header each, e.g. before/after a change), old "(ns)" columns or
+ * values with units, -F field selections, names cut with "...", empty names,
+ * "..." elision lines, mail quoting, tabs, CRLF, and prose before, between and
+ * after the tables (reported in `warnings`). A line shaped like a row whose
+ * values do not parse is a ParseError.
+ */
+export function parsePerfLockReport(text: string, file: string): PerfLockReport {
+  const lines = text.split("\n");
+  const out: PerfLockReport = { file, columns: [], entries: [], warnings: [] };
+  type Table = { columns: string[]; kinds: ("count" | "time" | "ns")[]; index: number; line: number };
+  let cur: Table | null = null;
+  let last: Table | null = null;
+  let tables = 0;
+  for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!;
-    const t = raw.trim();
+    const t = unquote(raw.replace(/\r$/, "")).replace(/\t/g, " ").trim();
     if (t === "") continue;
-    if (/^=== output for debug ?===$/.test(t)) break;
+    const h = reportHeader(t);
+    if (h) {
+      tables++;
+      cur = { ...h, index: tables, line: i + 1 };
+      last = cur;
+      if (tables === 1) out.columns = h.columns;
+      else if (h.columns.join(",") !== out.columns.join(",")) out.warnings.push({ file, line: i + 1, message: `table ${tables} has other columns (${h.columns.join(", ")}) than table 1` });
+      continue;
+    }
+    if (!cur) {
+      // A row after prose that interrupted a table ("With this patch:" and one more row): read it with
+      // the columns of the last table, as a table of its own, and say so.
+      const lt = last;
+      // (Only for tables of two or more values: one number at the end of a sentence is not a row.)
+      if (lt && lt.kinds.length >= 2 && ROW_TAIL.test(t) && rowValues(t, lt.kinds) !== null) {
+        tables++;
+        cur = { ...lt, index: tables, line: i + 1 };
+        out.warnings.push({ file, line: i + 1, message: `table ${tables}: rows without a header line, read with the columns of table ${lt.index}` });
+      } else continue; // text before the first header or between tables
+    }
+    if (/^=== output for debug ?===$/.test(t)) {
+      cur = null;
+      continue;
+    }
+    if (/^(?:\.\.\.|…)$/.test(t)) {
+      out.warnings.push({ file, line: i + 1, message: `table ${cur.index}: "..." — rows left out by the poster` });
+      continue;
+    }
     const tokens = t.split(/\s+/);
-    if (tokens.length <= width) throw new ParseError(file, i + 1, `a name and ${cols.length} values (${cols.join(", ")})`, quoteFound(raw));
+    const width = cur.kinds.reduce((sum, k) => sum + (k === "time" ? 2 : 1), 0);
+    if (!ROW_TAIL.test(t) || tokens.length < width) {
+      // Prose: the table ends here.
+      out.warnings.push({ file, line: i + 1, message: `table ${cur.index} ends here: followed by text that is not perf lock report output (${quoteFound(raw, 60)})` });
+      cur = null;
+      continue;
+    }
     const valueTokens = tokens.slice(tokens.length - width);
     const name = tokens.slice(0, tokens.length - width).join(" ");
-    const vals = takeValues(valueTokens, kinds, file, i + 1, raw);
+    const vals: number[] = [];
+    const vt = [...valueTokens];
+    for (const kind of cur.kinds) {
+      if (kind === "ns") {
+        const v = vt.shift();
+        if (v === undefined || !/^\d+$/.test(v)) throw new ParseError(file, i + 1, `a name and ${cur.columns.length} values (${cur.columns.join(", ")}; times in ns)`, quoteFound(raw));
+        vals.push(Number(v));
+      } else {
+        const taken = takeValues(vt, [kind], file, i + 1, raw);
+        vals.push(taken[0]!);
+      }
+    }
     const e: PerfLockReportEntry = {
       name,
       truncated: name.endsWith("..."),
@@ -288,12 +401,17 @@ export function parsePerfLockReport(text: string, file: string): PerfLockReport 
       waitTotalNs: null,
       waitMaxNs: null,
       waitMinNs: null,
+      table: cur.index,
       line: i + 1,
     };
-    cols.forEach((c, k) => {
+    cur.columns.forEach((c, k) => {
       (e as unknown as Record<string, number>)[REPORT_COLUMNS[c]!] = vals[k]!;
     });
     out.entries.push(e);
+  }
+  if (tables === 0) {
+    const first = lines.findIndex((l) => l.trim() !== "");
+    throw new ParseError(file, Math.max(first, 0) + 1, "a `perf lock report` header (Name   acquired  contended …)", quoteFound(lines[Math.max(first, 0)]));
   }
   return out;
 }

@@ -616,6 +616,7 @@ export function analyseSliceTrace(trace: SliceTrace, options: AnalyseOptions = {
 export const sliceTraceFormat: ParserFormat = {
   name: "slice-trace",
   description: "kernel trace (tracefs or trace-cmd report) of the rseq slice-extension tracepoints and the enforcement hrtimer: one record per grant",
+  signature: 'a trace line "task-PID [CPU] … TIME: rseq_slice_grant:" (or _expire/_end/_revoke)',
   detect: detectSliceTrace,
   parse: (text, file) => {
     const a = analyseSliceTrace(parseSliceTrace(text, file));

@@ -40,3 +40,10 @@ export function cNumber(text: string): number | undefined {
 export function finiteOrNull(n: number | undefined): number | null {
   return n === undefined || !Number.isFinite(n) ? null : n;
 }
+
+/** Something an excerpt lacked or that a lenient parser skipped: reported beside the records, not thrown. */
+export interface ParseWarning {
+  file: string;
+  line: number;
+  message: string;
+}

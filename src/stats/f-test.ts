@@ -1,5 +1,5 @@
-import { variance } from "./summary.js";
 import { fCdf, fSf } from "./distributions.js";
+import { moments, momentsVariance, type Moments } from "./moments.js";
 
 /** F-test of equal variances (assumes normal data). */
 export interface FTestResult {
@@ -13,14 +13,19 @@ export interface FTestResult {
   p: number;
 }
 
-/** Two-sided F-test of var(B) = var(A). */
-export function fTestVariances(a: readonly number[], b: readonly number[]): FTestResult {
-  if (a.length < 2 || b.length < 2) throw new RangeError("fTestVariances needs at least two values in each sample");
-  const f = variance(b) / variance(a);
-  const dfNum = b.length - 1;
-  const dfDen = a.length - 1;
+/** Two-sided F-test of var(B) = var(A) from the two samples' moments. */
+export function fTestFromMoments(a: Moments, b: Moments): FTestResult {
+  const f = momentsVariance(b) / momentsVariance(a);
+  const dfNum = b.n - 1;
+  const dfDen = a.n - 1;
   let p: number;
   if (Number.isNaN(f)) p = NaN;
   else p = Math.min(1, 2 * Math.min(fCdf(f, dfNum, dfDen), fSf(f, dfNum, dfDen)));
   return { f, dfNum, dfDen, p };
+}
+
+/** Two-sided F-test of var(B) = var(A). */
+export function fTestVariances(a: readonly number[], b: readonly number[]): FTestResult {
+  if (a.length < 2 || b.length < 2) throw new RangeError("fTestVariances needs at least two values in each sample");
+  return fTestFromMoments(moments(a), moments(b));
 }

@@ -1,8 +1,9 @@
 // The statistics of slicelab: one concern per file, re-exported here.
 export { summary, mean, variance, sd, median, type Summary } from "./summary.js";
-export { welchTTest, welchDf, type WelchResult } from "./welch.js";
+export { welchTTest, welchDf, welchCore, welchFromMoments, type WelchResult } from "./welch.js";
+export { moments, momentsVariance, dropOne, type Moments } from "./moments.js";
 export { mannWhitneyU, rankWithTies, uCounts, uExactSf, type MannWhitneyResult } from "./mann-whitney.js";
-export { fTestVariances, type FTestResult } from "./f-test.js";
+export { fTestVariances, fTestFromMoments, type FTestResult } from "./f-test.js";
 export { brownForsythe, type BrownForsytheResult } from "./brown-forsythe.js";
 export { createRng, createRngFromState, splitMix64, type Rng } from "./prng.js";
 export {
@@ -16,7 +17,7 @@ export {
   type BootstrapInterval,
   type BootstrapResult,
 } from "./bootstrap.js";
-export { welchVerdict, type Verdict, type VerdictResult, type VerdictRule } from "./verdict.js";
+export { welchVerdict, fTestVerdict, type Verdict, type VerdictResult, type VerdictRule } from "./verdict.js";
 export { leaveOneOut, type LeaveOneOutDrop, type LeaveOneOutResult } from "./leave-one-out.js";
 export { welchPower, runsNeeded, minimumDetectableEffectPct, MAX_RUNS } from "./power.js";
 export {

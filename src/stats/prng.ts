@@ -12,6 +12,11 @@ export interface Rng {
   next(): number;
   /** Uniform integer in [0, n): floor(next()·n), bias below n/2^32. */
   index(n: number): number;
+  /**
+   * Writes `out.length` successive index(n) values into `out`: the same numbers
+   * as that many index(n) calls, in one loop over local state (the bootstrap's hot path).
+   */
+  indices(n: number, out: Int32Array): void;
 }
 
 const MASK64 = (1n << 64n) - 1n;
@@ -60,5 +65,27 @@ export function createRngFromState(state: readonly [number, number, number, numb
     return result;
   };
   const next = (): number => nextUint32() / 4294967296;
-  return { nextUint32, next, index: (n: number) => Math.floor(next() * n) };
+  const indices = (n: number, out: Int32Array): void => {
+    let s0 = s[0]!;
+    let s1 = s[1]!;
+    let s2 = s[2]!;
+    let s3 = s[3]!;
+    for (let i = 0; i < out.length; i++) {
+      const x = Math.imul(s1, 5);
+      const y = Math.imul((x << 7) | (x >>> 25), 9) >>> 0;
+      const t = s1 << 9;
+      s2 ^= s0;
+      s3 ^= s1;
+      s1 ^= s2;
+      s0 ^= s3;
+      s2 ^= t;
+      s3 = (s3 << 11) | (s3 >>> 21);
+      out[i] = Math.floor((y / 4294967296) * n);
+    }
+    s[0] = s0;
+    s[1] = s1;
+    s[2] = s2;
+    s[3] = s3;
+  };
+  return { nextUint32, next, index: (n: number) => Math.floor(next() * n), indices };
 }

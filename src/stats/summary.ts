@@ -59,13 +59,19 @@ export function summary(xs: readonly number[]): Summary {
   }
   const m = mean(xs);
   const s = sd(xs);
+  let min = Infinity;
+  let max = -Infinity;
+  for (const x of xs) {
+    if (x < min) min = x;
+    if (x > max) max = x;
+  }
   return {
     n: xs.length,
     mean: m,
     sd: s,
     median: median(xs),
-    min: xs.length ? Math.min(...xs) : NaN,
-    max: xs.length ? Math.max(...xs) : NaN,
+    min: xs.length ? min : NaN,
+    max: xs.length ? max : NaN,
     cv: s / m,
   };
 }

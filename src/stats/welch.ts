@@ -1,5 +1,5 @@
-import { mean, variance } from "./summary.js";
 import { tQuantile, tTwoSidedP } from "./distributions.js";
+import { moments, momentsVariance, type Moments } from "./moments.js";
 
 /** Welch's unequal-variance t-test of mean(B) − mean(A). */
 export interface WelchResult {
@@ -30,35 +30,28 @@ export function welchDf(vA: number, nA: number, vB: number, nB: number): number 
   return (qa + qb) ** 2 / ((qa * qa) / (nA - 1) + (qb * qb) / (nB - 1));
 }
 
-/**
- * Welch's t-test (two-sided) with the (1 − alpha) confidence interval of the
- * mean difference B − A. Needs at least two values on each side.
- */
-export function welchTTest(a: readonly number[], b: readonly number[], alpha = 0.05): WelchResult {
-  if (a.length < 2 || b.length < 2) throw new RangeError("welchTTest needs at least two values in each sample");
-  const mA = mean(a);
-  const mB = mean(b);
-  const vA = variance(a);
-  const vB = variance(b);
-  const difference = mB - mA;
-  const se = Math.sqrt(vA / a.length + vB / b.length);
-  let t: number;
-  let df: number;
-  let p: number;
-  let half: number;
+/** The test statistic, df and two-sided p of Welch's test from the two samples' moments (no interval). */
+export function welchCore(a: Moments, b: Moments): { t: number; df: number; p: number; difference: number; se: number } {
+  const vA = momentsVariance(a);
+  const vB = momentsVariance(b);
+  const difference = b.mean - a.mean;
+  const se = Math.sqrt(vA / a.n + vB / b.n);
   if (se === 0) {
     // Both samples constant: no noise, the difference is either exactly zero or certain.
-    t = difference === 0 ? 0 : Math.sign(difference) * Infinity;
-    df = a.length + b.length - 2;
-    p = difference === 0 ? 1 : 0;
-    half = 0;
-  } else {
-    t = difference / se;
-    df = welchDf(vA, a.length, vB, b.length);
-    p = tTwoSidedP(t, df);
-    half = tQuantile(1 - alpha / 2, df) * se;
+    const t = difference === 0 ? 0 : Math.sign(difference) * Infinity;
+    return { t, df: a.n + b.n - 2, p: difference === 0 ? 1 : 0, difference, se };
   }
+  const t = difference / se;
+  const df = welchDf(vA, a.n, vB, b.n);
+  return { t, df, p: tTwoSidedP(t, df), difference, se };
+}
+
+/** Welch's test with its (1 − alpha) interval from the two samples' moments. */
+export function welchFromMoments(a: Moments, b: Moments, alpha = 0.05): WelchResult {
+  const { t, df, p, difference, se } = welchCore(a, b);
+  const half = se === 0 ? 0 : tQuantile(1 - alpha / 2, df) * se;
   const ci: [number, number] = [difference - half, difference + half];
+  const mA = a.mean;
   return {
     t,
     df,
@@ -70,4 +63,13 @@ export function welchTTest(a: readonly number[], b: readonly number[], alpha = 0
     ci,
     ciPct: [(100 * ci[0]) / mA, (100 * ci[1]) / mA],
   };
+}
+
+/**
+ * Welch's t-test (two-sided) with the (1 − alpha) confidence interval of the
+ * mean difference B − A. Needs at least two values on each side.
+ */
+export function welchTTest(a: readonly number[], b: readonly number[], alpha = 0.05): WelchResult {
+  if (a.length < 2 || b.length < 2) throw new RangeError("welchTTest needs at least two values in each sample");
+  return welchFromMoments(moments(a), moments(b), alpha);
 }

@@ -3,7 +3,8 @@ import type { Command } from "../command.js";
 import { parseCommandArgs, printJson } from "../args.js";
 import { UserError } from "../../util/errors.js";
 import { writeFileAtomic } from "../../util/fs.js";
-import { detectFormats, findFormat, formats, type ParserFormat } from "../../parse/formats.js";
+import { findFormat, formats, type ParserFormat } from "../../parse/formats.js";
+import type { ParseWarning } from "../../parse/text.js";
 
 function usage(): string {
   const width = Math.max(...formats.map((f) => f.name.length));
@@ -12,7 +13,7 @@ function usage(): string {
     return `  ${f.name.padEnd(width)}  ${f.description}${aliases}`;
   });
   return [
-    "usage: slicelab parse FORMAT FILE… [--json] [--output PATH]",
+    "usage: slicelab parse FORMAT FILE… [--json] [--output PATH]   (FILE - reads standard input)",
     "",
     "Parses tool output into records: a table on the terminal, or JSON with --json.",
     "All files are parsed before anything is printed or written; on the first",
@@ -20,10 +21,13 @@ function usage(): string {
     "",
     "formats:",
     ...list,
-    `  ${"auto".padEnd(width)}  detect the format of each file (all files must be of one format)`,
+    `  ${"auto".padEnd(width)}  detect the format of each file (all files must be of one format); when it cannot`,
+    `  ${"".padEnd(width)}  decide it lists every format and what ruled it out`,
     "",
     "options:",
-    "  --json         print {format, records} as JSON",
+    "  --json         print {format, records, warnings} as JSON; warnings say what an",
+    "                 excerpt lacked (no header, a table ending at prose); without",
+    "                 --json they go to standard error",
     "  --output PATH  write the output to PATH (atomically) instead of stdout",
     "",
     "examples:",
@@ -110,11 +114,52 @@ function genericColumns(rows: Record<string, unknown>[]): Col[] {
 
 function readInput(path: string): string {
   try {
-    return readFileSync(path, "utf8");
+    // "-" is standard input.
+    return readFileSync(path === "-" ? 0 : path, "utf8");
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UserError(`${path}: cannot read the file (${code === "ENOENT" ? "no such file" : (code ?? String(err))})`);
+    const what = path === "-" ? "standard input" : path;
+    throw new UserError(`${what}: cannot read the ${path === "-" ? "input" : "file"} (${code === "ENOENT" ? "no such file" : (code ?? String(err))})`);
   }
+}
+
+/** The name of an input in records and messages: "stdin" for "-". */
+function inputName(path: string): string {
+  return path === "-" ? "stdin" : path;
+}
+
+/** Parses with the format's lenient parser when it has one; records and warnings. */
+function parseOne(format: ParserFormat, text: string, file: string): { records: unknown[]; warnings: ParseWarning[] } {
+  if (format.parseWithWarnings) return format.parseWithWarnings(text, file);
+  const parsed = format.parse(text, file);
+  return { records: Array.isArray(parsed) ? parsed : [parsed], warnings: [] };
+}
+
+/**
+ * The format of one input for `parse auto`: the one format whose detect accepts
+ * the text and whose parser reads at least one record from it. Otherwise a
+ * UserError listing every format and what ruled it out (the signature it looks
+ * for, or the parser's FILE:LINE: expected/found).
+ */
+export function chooseFormat(text: string, file: string): ParserFormat {
+  const verdicts = formats.map((f) => {
+    if (!f.detect(text)) return { f, ok: false, why: `no line looks like ${f.signature ?? "its output"}` };
+    try {
+      const n = parseOne(f, text, file).records.length;
+      return n > 0 ? { f, ok: true, why: `${n} record(s)` } : { f, ok: false, why: "detected, but the parser found no records" };
+    } catch (err) {
+      return { f, ok: false, why: err instanceof Error ? err.message : String(err) };
+    }
+  });
+  const ok = verdicts.filter((v) => v.ok);
+  if (ok.length === 1) return ok[0]!.f;
+  const width = Math.max(...formats.map((f) => f.name.length));
+  const lines = verdicts.map((v) => `  ${v.f.name.padEnd(width)}  ${v.ok ? "fits: " : "ruled out: "}${v.why}`);
+  const head =
+    ok.length === 0
+      ? `${file}: cannot tell its format; no format fits`
+      : `${file}: looks like several formats (${ok.map((v) => v.f.name).join(", ")})`;
+  throw new UserError(`${head}; name the FORMAT. Formats considered:\n${lines.join("\n")}`);
 }
 
 export const parseCommand: Command = {
@@ -132,25 +177,15 @@ export const parseCommand: Command = {
     if (formatName === undefined) throw new UserError("expected a FORMAT and at least one FILE (see `slicelab parse --help`)");
     if (files.length === 0) throw new UserError(`expected at least one FILE after "${formatName}" (see \`slicelab parse --help\`)`);
 
-    const texts = files.map((f) => ({ file: f, text: readInput(f) }));
+    if (files.filter((f) => f === "-").length > 1) throw new UserError('"-" (standard input) can be given only once');
+    const texts = files.map((f) => ({ file: inputName(f), text: readInput(f) }));
     let format: ParserFormat;
     if (formatName === "auto") {
-      const chosen = texts.map(({ file, text }) => {
-        const found = detectFormats(text);
-        if (found.length !== 1) {
-          const names = found.map((f) => f.name).join(", ");
-          throw new UserError(
-            found.length === 0
-              ? `${file}: cannot tell its format (known: ${formats.map((f) => f.name).join(", ")}); name the FORMAT`
-              : `${file}: looks like several formats (${names}); name the FORMAT`,
-          );
-        }
-        return found[0]!;
-      });
+      const chosen = texts.map(({ file, text }) => chooseFormat(text, file));
       format = chosen[0]!;
       const other = chosen.findIndex((f) => f !== format);
       if (other >= 0) {
-        throw new UserError(`${files[other]} is ${chosen[other]!.name} but ${files[0]} is ${format.name}; parse them separately`);
+        throw new UserError(`${texts[other]!.file} is ${chosen[other]!.name} but ${texts[0]!.file} is ${format.name}; parse them separately`);
       }
     } else {
       const f = findFormat(formatName);
@@ -162,28 +197,32 @@ export const parseCommand: Command = {
 
     // Parse everything before printing anything: a bad file leaves no partial output.
     const records: unknown[] = [];
+    const warnings: ParseWarning[] = [];
     for (const { file, text } of texts) {
-      const parsed = format.parse(text, file);
-      if (Array.isArray(parsed)) records.push(...parsed);
-      else records.push(parsed);
+      const parsed = parseOne(format, text, file);
+      records.push(...parsed.records);
+      warnings.push(...parsed.warnings);
     }
+    const fileNames = texts.map((t) => t.file);
 
     let out: string;
     if (values.json) {
-      out = `${JSON.stringify({ format: format.name, records }, null, 2)}\n`;
+      out = `${JSON.stringify({ format: format.name, records, warnings }, null, 2)}\n`;
     } else {
       const rows = records as Record<string, unknown>[];
       const columns = TABLES[format.name] ?? genericColumns(rows);
-      out = rows.length === 0 ? `no ${format.name} records found in ${files.join(", ")}\n` : `${renderTable(columns, rows)}\n`;
+      out = rows.length === 0 ? `no ${format.name} records found in ${fileNames.join(", ")}\n` : `${renderTable(columns, rows)}\n`;
     }
     if (values.output !== undefined) {
       writeFileAtomic(values.output, out);
       process.stderr.write(`slicelab parse: wrote ${records.length} ${format.name} record(s) to ${values.output}\n`);
     } else if (values.json) {
-      printJson({ format: format.name, records });
+      printJson({ format: format.name, records, warnings });
     } else {
       process.stdout.write(out);
     }
+    // Without --json the warnings go to standard error, one line each.
+    if (!values.json) for (const w of warnings) process.stderr.write(`slicelab parse: warning: ${w.file}:${w.line}: ${w.message}\n`);
     return 0;
   },
 };
