@@ -16,5 +16,7 @@ export const commands: CommandEntry[] = [
   { name: "postgres", load: async () => (await import("./commands/postgres.js")).postgresCommand },
   { name: "micro", load: async () => (await import("./commands/micro.js")).microCommand },
   { name: "kernel", load: async () => (await import("./commands/kernel.js")).kernelCommand },
+  { name: "record", load: async () => (await import("./commands/record.js")).recordCommand },
+  { name: "study", load: async () => (await import("./commands/study.js")).studyCommand },
   { name: "vm", load: async () => (await import("./commands/vm.js")).vmCommand },
 ];
