@@ -11,7 +11,7 @@ import { checkSums, directoriesWithoutRecord, isUnknown, listRecords, readRecord
 import { deriveRecord, readmeCommand } from "../src/record/convert.js";
 import { citations, recordIndex } from "../src/record/index-md.js";
 import { importRecord } from "../src/study/run.js";
-import { studyNames } from "../src/study/study.js";
+import { loadStudy, studyNames } from "../src/study/study.js";
 
 const runs = join(repoRoot(), "data", "runs");
 const tmp = mkdtempSync(join(tmpdir(), "slicelab-record-"));
@@ -26,6 +26,19 @@ test("every directory under data/runs/ has a record.json in the one format", () 
     // Every record names a study file, except the kernel build benchmark, which has none yet.
     if (r.record.study !== "kernel-build") assert.ok(studies.has(r.record.study), `${r.file}: study ${r.record.study} has no studies/ file`);
     for (const f of r.record.files) assert.ok(!f.includes("/"), `${r.file}: files lists top-level entries`);
+  }
+});
+
+test("studies list their past records, and each record names its study", () => {
+  const recs = listRecords(runs).filter((r) => !r.dir.slice(runs.length + 1).includes("/"));
+  for (const n of studyNames()) {
+    const s = loadStudy(n);
+    for (const d of s.records ?? []) assert.equal(readRecord(join(runs, d)).study, n, `${d} is listed by studies/${n}.json`);
+  }
+  for (const r of recs) {
+    if (r.record.study === "kernel-build") continue;
+    const listed = loadStudy(r.record.study).records ?? [];
+    assert.ok(listed.includes(r.dir.slice(runs.length + 1)), `${r.dir} (study ${r.record.study}) is not in studies/${r.record.study}.json records`);
   }
 });
 

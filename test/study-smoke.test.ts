@@ -20,20 +20,28 @@ after(() => {
 });
 
 test("study run smoke on the host: one record in the one format, analysed, checksummed", { timeout: 400_000 }, () => {
-  const r = spawnSync(
-    process.execPath,
-    [join(repoRoot(), "bin", "slicelab.js"), "study", "run", "smoke", "--runs-dir", runs, "--cluster-prefix", prefix, "--param", "duration=1", "--param", "time=1"],
-    { encoding: "utf8" },
-  );
+  const args = [join(repoRoot(), "bin", "slicelab.js"), "study", "run", "smoke", "--runs-dir", runs, "--cluster-prefix", prefix, "--param", "duration=1", "--param", "time=1"];
+  // First session stops after one run (as after Ctrl-C): no record yet; the same command resumes.
+  const first = spawnSync(process.execPath, [...args, "--max-runs", "1"], { encoding: "utf8" });
+  assert.equal(first.status, 1, `${first.stdout}\n${first.stderr}`);
+  assert.match(first.stdout, /not finished; run the same command again to resume/);
+  assert.match(first.stderr, /checks:\n(\s+pass .*\n)+/);
+  assert.match(first.stderr, /^run 1\/2 .*ETA/m);
+  const partial = readdirSync(join(runs, "smoke"));
+  assert.equal(partial.length, 1);
+  assert.ok(!existsSync(join(runs, "smoke", partial[0]!, "record.json")), "no record before the study finished");
+  const r = spawnSync(process.execPath, args, { encoding: "utf8" });
   assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
-  assert.match(r.stderr, /checks:\n(\s+pass .*\n)+/);
-  assert.match(r.stderr, /^run 1\/2 .*ETA/m);
+  assert.match(r.stderr, /resuming .*smoke\/\d{8}T\d{6}Z \(session 2\)/);
+  assert.match(r.stderr, /series .*: 1\/2 runs already done/);
+  assert.doesNotMatch(r.stderr, /^run 1\/2 /m);
   const dirs = readdirSync(join(runs, "smoke"));
   assert.equal(dirs.length, 1);
   assert.match(dirs[0]!, /^\d{8}T\d{6}Z$/);
   const dir = join(runs, "smoke", dirs[0]!);
   const rec = readRecord(dir);
   assert.equal(rec.study, "smoke");
+  assert.match(rec.notes.join("\n"), /resumed: 2 sessions/);
   assert.deepEqual((rec.command as string[]).slice(0, 4), ["slicelab", "study", "run", "smoke"]);
   const k = kernelInfo();
   assert.equal(rec.kernel.release, k.release);

@@ -348,14 +348,19 @@ export function planText(p: StudyPlan): string {
 // ---------------------------------------------------------------------------
 
 /** Variants of a cell: settings and the build; the preemption mode is put in place by beforeRun. */
-export function cellVariant(c: Cell, factors: Factor[], patchedBin: string | undefined): Variant {
+export function cellVariant(c: Cell, factors: Factor[], patchedBin: string | undefined, glibc: Field<string> = glibcVersion()): Variant {
   const items: string[] = [];
+  // glibc before 2.41 registers a 32-byte rseq area, too small for the extension: the patch then
+  // registers its own 64-byte area, which needs glibc's registration off (as in REPRODUCE §5).
+  const gv = typeof glibc === "string" ? /(\d+)\.(\d+)/.exec(glibc) : null;
+  const oldGlibc = gv ? Number(gv[1]) < 2 || (Number(gv[1]) === 2 && Number(gv[2]) < 41) : true;
   for (const f of factors) {
     const level = c.levels[f.name] as string;
     if (f.via.startsWith("setting:")) items.push(`setting:${f.via.slice(8)}=${level}`);
     else if (f.via === "bin" && level === "patched") {
       if (!patchedBin) throw new UserError(`cell ${c.name} needs the patched PostgreSQL build, which is not prepared`);
       items.push(`bin=${patchedBin}`);
+      if (oldGlibc) items.push("env:GLIBC_TUNABLES=glibc.pthread.rseq=0");
     }
   }
   return parseVariant(`${c.name}=${items.map((i) => i.replace(/,/g, "\\,")).join(",") || "default"}`);
@@ -440,6 +445,8 @@ export async function runStudy(o: RunOptions): Promise<RunOutcome> {
     ? (JSON.parse(prior) as { started: string; argv: string[]; vm: boolean; prepare: { name: string; seconds: number; state: string }[]; sessions: number; concurrentStart: string; loadStart: number[] })
     : { started: new Date().toISOString(), argv: o.argv, vm: p.vm, prepare: [] as { name: string; seconds: number; state: string }[], sessions: 0, concurrentStart: otherProcesses(), loadStart: loadAverage() };
   state.sessions++;
+  const later = ((state as { laterArgv?: string[][] }).laterArgv ??= []);
+  if (prior) later.push(o.argv);
   writeFileAtomic(stateFile, `${JSON.stringify({ ...state, study: s.name, hash: s.hash, checks: p.checks, boot: p.boot, cells: p.cells }, null, 2)}\n`);
   if (prior) o.log(`resuming ${dir} (session ${state.sessions})`);
 
@@ -556,7 +563,7 @@ export async function runStudy(o: RunOptions): Promise<RunOutcome> {
     files: readdirSync(dir).filter((n) => n !== "record.json" && n !== "SHA256SUMS").sort(),
     derivedFrom: [],
     analysis: unknown("not analysed yet"),
-    notes: state.sessions > 1 ? [`resumed: ${state.sessions} sessions`] : [],
+    notes: state.sessions > 1 ? [`resumed: ${state.sessions} sessions; the later ones ran ${later.map((a) => a.join(" ")).join(" | ")}`] : [],
   };
   writeRecord(dir, record);
   const analysis = analyzeStudyRecord(dir, s);

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import type { Command } from "../command.js";
 import { parseCommandArgs, printJson } from "../args.js";
 import { UserError } from "../../util/errors.js";
-import { repoRoot } from "../../util/paths.js";
+import { repoRoot, workDir } from "../../util/paths.js";
 import { progressPrinter } from "../../bench/progress.js";
 import { loadStudy, studyNames } from "../../study/study.js";
 import { importRecord, planStudy, planText, runStudy, type StudyPlan } from "../../study/run.js";
@@ -163,8 +163,8 @@ async function runInVm(plan: StudyPlan, argv: string[], log: (s: string) => void
   const kernel = defaultKernelImage();
   const dest = plan.recordDir;
   if (existsSync(join(dest, "record.json"))) throw new UserError(`${dest}: already holds a finished record; choose another --out`);
-  mkdirSync(join(dest, ".."), { recursive: true });
-  const vmOut = resolve(join(dest, "..", `.vm-${utcStamp()}`));
+  // The guest writes into a directory of the work dir, shared with it; only a finished record is copied to the runs directory.
+  const vmOut = join(workDir(), "study-vm", `${plan.study.name}-${utcStamp()}`);
   mkdirSync(vmOut, { recursive: true });
   process.stderr.write(planText(plan));
   const params = Object.entries(plan.params).flatMap(([k, v]) => ["--param", `${k}=${v}`]);
@@ -184,6 +184,7 @@ async function runInVm(plan: StudyPlan, argv: string[], log: (s: string) => void
   if (r.exitStatus !== 0 || !existsSync(join(inner, "record.json"))) {
     throw new UserError(`study ${plan.study.name} --vm: the guest ${r.timedOut ? "timed out" : `exited ${r.exitStatus ?? "without a status"}`} without a record (console ${r.consoleLog}; partial results in ${vmOut})`, 1);
   }
+  mkdirSync(dest, { recursive: true });
   cpSync(inner, dest, { recursive: true });
   const rec = readRecord(dest);
   rec.environment = { kind: "vm", detail: `the kit's VM: QEMU ${r.accel.toUpperCase()} (${r.accelReason}), ${r.cpus} vCPUs, ${r.memMiB} MiB, kernel ${kernel}, boot to command ${r.bootToCommandS ?? "?"} s, ${Math.round((Date.now() - t0) / 1000)} s in all` };
