@@ -2,7 +2,8 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from "node:fs";
+import { probeSliceExtension } from "../src/bench/provenance.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot } from "../src/util/paths.js";
@@ -92,3 +93,16 @@ test("study run dipietro-2026 --vm --dry-run prints the plan, runs nothing", () 
   assert.match(r.stdout, /patched PostgreSQL 18: (cached|build)/);
   assert.match(r.stdout, /record: .*\/runs\/dipietro-2026\/\d{8}T\d{6}Z/);
 });
+
+test("study run refuses before running anything when a check fails (here: a study that needs the extension on a kernel without it)", { skip: kernelInfoAvailable() ? "this kernel has the slice extension" : false }, () => {
+  const runsDir = join(tmp, "refused");
+  const r = spawnSync(process.execPath, [join(repoRoot(), "bin", "slicelab.js"), "study", "run", "lu-2023-sysbench", "--runs-dir", runsDir], { encoding: "utf8" });
+  assert.equal(r.status, 2, r.stdout + r.stderr);
+  assert.match(r.stderr, /^slicelab study: study lu-2023-sysbench: refused before running anything:\n  slice extension: unavailable: prctl\(PR_RSEQ_SLICE_EXTENSION\) error 22 .* this study needs a 7\.x kernel/);
+  assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");
+  assert.equal(existsSync(runsDir), false, "nothing written");
+});
+
+function kernelInfoAvailable(): boolean {
+  return probeSliceExtension().available === true;
+}

@@ -430,6 +430,32 @@ async function preparePatched(): Promise<string> {
   return join((r as unknown as { prefix: string }).prefix, "bin");
 }
 
+const NR_HUGEPAGES = "/proc/sys/vm/nr_hugepages";
+
+function meminfoKb(key: string): number {
+  return Number(new RegExp(`^${key}:\\s+(\\d+)`, "m").exec(readText("/proc/meminfo") ?? "")?.[1] ?? "0");
+}
+
+/**
+ * Reserves enough huge pages for shared_buffers (×1.2 + 16 MiB) when fewer are free; returns the
+ * function that puts vm.nr_hugepages back. Refuses when the kernel cannot reserve them.
+ */
+export function reserveHugePages(params: Record<string, string>): () => void {
+  const sizeKb = meminfoKb("Hugepagesize");
+  const need = Math.ceil(((sizeMiB(params.shared_buffers) * 1.2 + 16) * 1024) / sizeKb);
+  const original = Number((readText(NR_HUGEPAGES) ?? "0").trim());
+  const free = meminfoKb("HugePages_Free");
+  if (free >= need) return () => {};
+  writeFileSync(NR_HUGEPAGES, String(original + need - free));
+  const got = meminfoKb("HugePages_Free");
+  const restore = () => writeFileSync(NR_HUGEPAGES, String(original));
+  if (got < need) {
+    restore();
+    throw new UserError(`${NR_HUGEPAGES}: asked for ${need} free huge pages of ${sizeKb} kB, the kernel reserved only ${got} (memory too fragmented? try again after \`echo 1 > /proc/sys/vm/compact_memory\`)`);
+  }
+  return restore;
+}
+
 /** Runs a planned study on this machine (or in the guest) and writes its record. */
 export async function runStudy(o: RunOptions): Promise<RunOutcome> {
   const p = o.plan;
@@ -454,55 +480,60 @@ export async function runStudy(o: RunOptions): Promise<RunOutcome> {
   if (s.factors.some((f) => f.via === "bin" && f.levels.includes("patched"))) {
     patched = await timed(state.prepare, "patched PostgreSQL 18", preparePatched, o.log);
   }
+  const hugeRestore = s.factors.some((f) => f.via === "setting:huge_pages" && f.levels.includes("on")) && s.requires.hugePages ? await timed(state.prepare, "huge pages", async () => reserveHugePages(p.params), o.log) : undefined;
   let complete = false;
   const binDirs = new Set<string>();
-  if (s.driver === "series") {
-    const variants = p.cells.map((c) => cellVariant(c, s.factors, patched));
-    for (const v of variants) binDirs.add(v.bin ?? debianBinDir());
-    const mode = s.factors.find((f) => f.via === "preempt");
-    const original = mode ? readText(PREEMPT_FILE) : null;
-    const originalMode = original ? /\(([a-z]+)\)/.exec(original)?.[1] : undefined;
-    const modeLog: { run: string; mode: string; read: string }[] = [];
-    try {
-      const summary = await runSeries({
-        protocol: s.protocol as string,
-        variants,
-        outDir: join(dir, "series"),
-        params: Object.keys(p.params).length ? p.params : undefined,
-        runs: p.runsPerCell,
-        warmup: p.warmup,
-        design: s.design.kind,
-        seed: s.design.seed,
-        clientBinDir: o.clientBinDir,
-        clusterPrefix: o.clusterPrefix ?? `study-${s.name}`.slice(0, 24),
-        maxRuns: o.maxRuns,
-        collect: s.collectors as CollectorName[] | undefined,
-        progress: o.progress,
-        log: o.log,
-        beforeRun: mode
-          ? (run) => {
-              const c = p.cells.find((x) => x.name === run.variant) as Cell;
-              const want = c.levels[mode.name] as string;
-              writeFileSync(PREEMPT_FILE, want);
-              const read = (readText(PREEMPT_FILE) ?? "").trim();
-              if (/\(([a-z]+)\)/.exec(read)?.[1] !== want) throw new UserError(`${PREEMPT_FILE}: wrote ${want}, reads "${read}"`);
-              modeLog.push({ run: run.id, mode: want, read });
-            }
-          : undefined,
-      });
-      complete = summary.done === summary.total;
-    } finally {
-      if (mode && originalMode) writeFileSync(PREEMPT_FILE, originalMode);
-      if (modeLog.length) writeFileAtomic(join(dir, `preempt-${state.sessions}.json`), `${JSON.stringify(modeLog, null, 2)}\n`);
+  try {
+    if (s.driver === "series") {
+      const variants = p.cells.map((c) => cellVariant(c, s.factors, patched));
+      for (const v of variants) binDirs.add(v.bin ?? debianBinDir());
+      const mode = s.factors.find((f) => f.via === "preempt");
+      const original = mode ? readText(PREEMPT_FILE) : null;
+      const originalMode = original ? /\(([a-z]+)\)/.exec(original)?.[1] : undefined;
+      const modeLog: { run: string; mode: string; read: string }[] = [];
+      try {
+        const summary = await runSeries({
+          protocol: s.protocol as string,
+          variants,
+          outDir: join(dir, "series"),
+          params: Object.keys(p.params).length ? p.params : undefined,
+          runs: p.runsPerCell,
+          warmup: p.warmup,
+          design: s.design.kind,
+          seed: s.design.seed,
+          clientBinDir: o.clientBinDir,
+          clusterPrefix: o.clusterPrefix ?? `study-${s.name}`.slice(0, 24),
+          maxRuns: o.maxRuns,
+          collect: s.collectors as CollectorName[] | undefined,
+          progress: o.progress,
+          log: o.log,
+          beforeRun: mode
+            ? (run) => {
+                const c = p.cells.find((x) => x.name === run.variant) as Cell;
+                const want = c.levels[mode.name] as string;
+                writeFileSync(PREEMPT_FILE, want);
+                const read = (readText(PREEMPT_FILE) ?? "").trim();
+                if (/\(([a-z]+)\)/.exec(read)?.[1] !== want) throw new UserError(`${PREEMPT_FILE}: wrote ${want}, reads "${read}"`);
+                modeLog.push({ run: run.id, mode: want, read });
+              }
+            : undefined,
+        });
+        complete = summary.done === summary.total;
+      } finally {
+        if (mode && originalMode) writeFileSync(PREEMPT_FILE, originalMode);
+        if (modeLog.length) writeFileAtomic(join(dir, `preempt-${state.sessions}.json`), `${JSON.stringify(modeLog, null, 2)}\n`);
+      }
+    } else {
+      const out = join(dir, "out");
+      const argv = (s.script as string[]).map((a) => a.replace("{out}", out));
+      mkdirSync(out, { recursive: true });
+      o.log(`running ${argv.join(" ")}`);
+      const r = spawnSync(argv[0] as string, argv.slice(1), { cwd: repoRoot(), stdio: ["ignore", "inherit", "inherit"] });
+      complete = r.status === 0;
+      binDirs.add(debianBinDir());
     }
-  } else {
-    const out = join(dir, "out");
-    const argv = (s.script as string[]).map((a) => a.replace("{out}", out));
-    mkdirSync(out, { recursive: true });
-    o.log(`running ${argv.join(" ")}`);
-    const r = spawnSync(argv[0] as string, argv.slice(1), { cwd: repoRoot(), stdio: ["ignore", "inherit", "inherit"] });
-    complete = r.status === 0;
-    binDirs.add(debianBinDir());
+  } finally {
+    if (hugeRestore) hugeRestore();
   }
   writeFileAtomic(stateFile, `${JSON.stringify({ ...state, study: s.name, hash: s.hash, checks: p.checks, boot: p.boot, cells: p.cells }, null, 2)}\n`);
   if (!complete) return { dir, complete };

@@ -134,6 +134,10 @@ async function run(argv: string[]): Promise<number> {
   const log = (line: string) => process.stderr.write(`${process.stderr.isTTY ? "\r\x1b[2K" : ""}${line}\n`);
   const maxRuns = values["max-runs"] === undefined ? undefined : Number(values["max-runs"]);
   if (maxRuns !== undefined && !(Number.isInteger(maxRuns) && maxRuns > 0)) throw new UserError(`--max-runs expects a positive whole number, found "${String(values["max-runs"])}"`);
+  const failed = plan.checks.filter((c) => c.status === "fail");
+  if (failed.length) {
+    throw new UserError(`study ${plan.study.name}${plan.vm && !values.guest ? " --vm" : ""}: refused before running anything:\n${failed.map((c) => `  ${c.name}: ${c.detail}`).join("\n")}\n(\`slicelab study run ${plan.study.name}${plan.vm ? " --vm" : ""} --dry-run\` shows the plan and every check)`);
+  }
   if (plan.vm && !values.guest) return runInVm(plan, argv, log);
   process.stderr.write(planText(plan));
   const out = await runStudy({
