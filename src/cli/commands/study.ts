@@ -8,12 +8,14 @@ import { progressPrinter } from "../../bench/progress.js";
 import { loadStudy, studyNames } from "../../study/study.js";
 import { importRecord, planStudy, planText, runStudy, type StudyPlan } from "../../study/run.js";
 import { analyzeStudyRecord } from "../../study/analyze.js";
+import { runOverSsh } from "../../study/ssh.js";
 import { readRecord, utcStamp, writeRecord, writeSums, fieldText } from "../../record/format.js";
 
 const usage = `usage: slicelab study list [--json]
        slicelab study show NAME [--vm] [--json]
        slicelab study run NAME [--vm] [--dry-run] [--out DIR] [--runs-dir DIR] [--param K=V]… [--max-runs N]
                           [--cluster-prefix P]
+                          [--ssh [USER@]HOST [--ssh-port N] [--ssh-key FILE] [--ssh-option K=V]… [--remote-dir DIR]]
        slicelab study analyze DIR
        slicelab study import DIR [--runs-dir DIR]
 
@@ -34,6 +36,9 @@ the design, what the machine must offer, and the analysis rule.
            that needs a reboot is run at the level of the running kernel.
            --vm: the study shrunk (its "vm" section), run inside the kit's VM
            (QEMU, the kit's 7.2 kernel), the record copied back.
+           --ssh HOST: copy the kit to HOST with rsync (no .git, .work or data/runs),
+           run the study there over OpenSSH (the checks are HOST's), fetch the
+           record back after checking its SHA256SUMS (kit commit: this checkout's).
            --dry-run: print the plan, the checks and a duration estimate; run nothing.
   analyze  (re)apply the study's rule to a record directory
   import   take a record made on another machine into data/runs/STUDY/ after
@@ -78,6 +83,11 @@ function planFor(argv: string[]) {
     "dry-run": { type: "boolean" },
     "max-runs": { type: "string" },
     "cluster-prefix": { type: "string" },
+    ssh: { type: "string" },
+    "ssh-port": { type: "string" },
+    "ssh-key": { type: "string" },
+    "ssh-option": { type: "string", multiple: true },
+    "remote-dir": { type: "string" },
     json: { type: "boolean" },
     vm: { type: "boolean" },
     out: { type: "string" },
@@ -134,6 +144,22 @@ async function run(argv: string[]): Promise<number> {
   const log = (line: string) => process.stderr.write(`${process.stderr.isTTY ? "\r\x1b[2K" : ""}${line}\n`);
   const maxRuns = values["max-runs"] === undefined ? undefined : Number(values["max-runs"]);
   if (maxRuns !== undefined && !(Number.isInteger(maxRuns) && maxRuns > 0)) throw new UserError(`--max-runs expects a positive whole number, found "${String(values["max-runs"])}"`);
+  if (values.ssh !== undefined) {
+    if (plan.vm) throw new UserError("--ssh and --vm: choose one (the remote machine is the bare metal)");
+    const pass: string[] = [];
+    for (const [k, v] of Object.entries(plan.params)) pass.push("--param", `${k}=${v}`);
+    if (values["cluster-prefix"]) pass.push("--cluster-prefix", values["cluster-prefix"]);
+    if (values["max-runs"]) pass.push("--max-runs", values["max-runs"]);
+    const port = values["ssh-port"] === undefined ? undefined : Number(values["ssh-port"]);
+    if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) throw new UserError(`--ssh-port expects a port number, found "${values["ssh-port"]}"`);
+    const dest = runOverSsh(plan.study.name, pass, runsDir(values["runs-dir"]), { host: values.ssh, port, key: values["ssh-key"], options: values["ssh-option"] ?? [], remoteDir: values["remote-dir"] ?? "slicelab-kit" }, log, ["slicelab", "study", "run", ...argv]);
+    if (dest === undefined) {
+      process.stdout.write(`${values.ssh}: not finished; run the same command again to resume there\n`);
+      return 1;
+    }
+    process.stdout.write(`${dest}: record fetched from ${values.ssh} (checksums match); ${fieldText(readRecord(dest).analysis)}\n`);
+    return 0;
+  }
   const failed = plan.checks.filter((c) => c.status === "fail");
   if (failed.length) {
     throw new UserError(`study ${plan.study.name}${plan.vm && !values.guest ? " --vm" : ""}: refused before running anything:\n${failed.map((c) => `  ${c.name}: ${c.detail}`).join("\n")}\n(\`slicelab study run ${plan.study.name}${plan.vm ? " --vm" : ""} --dry-run\` shows the plan and every check)`);
