@@ -200,6 +200,13 @@ export function listRecords(root: string): LoadedRecord[] {
   return out;
 }
 
+/** The records of one study under a runs root (legacy and new layout), oldest first by start time. */
+export function recordsOfStudy(root: string, study: string): LoadedRecord[] {
+  return listRecords(root)
+    .filter((r) => r.record.study === study)
+    .sort((a, b) => String(known(a.record.started) ?? "").localeCompare(String(known(b.record.started) ?? "")));
+}
+
 /** Directories under a runs root that are neither records nor study directories holding records. */
 export function directoriesWithoutRecord(root: string): string[] {
   const out: string[] = [];

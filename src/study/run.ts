@@ -525,7 +525,7 @@ export async function runStudy(o: RunOptions): Promise<RunOutcome> {
       }
     } else {
       const out = join(dir, "out");
-      const argv = (s.script as string[]).map((a) => a.replace("{out}", out));
+      const argv = (s.script as string[]).map((a) => a.replaceAll("{out}", out));
       mkdirSync(out, { recursive: true });
       o.log(`running ${argv.join(" ")}`);
       const r = spawnSync(argv[0] as string, argv.slice(1), { cwd: repoRoot(), stdio: ["ignore", "inherit", "inherit"] });
