@@ -10,6 +10,7 @@ import { ParseError } from "../src/util/errors.js";
 import { checkSums, directoriesWithoutRecord, isUnknown, listRecords, readRecord, validateRecord, writeSums } from "../src/record/format.js";
 import { deriveRecord, readmeCommand } from "../src/record/convert.js";
 import { citations, recordIndex } from "../src/record/index-md.js";
+import { combineVerdicts, verdictsIn } from "../src/record/verdicts.js";
 import { importRecord } from "../src/study/run.js";
 import { loadStudy, studyNames } from "../src/study/study.js";
 
@@ -111,4 +112,16 @@ test("import checks SHA256SUMS: a faithful copy goes in, a tampered one is refus
   assert.throws(() => importRecord(src, root), /does not match its checksums:\n.*series\/results\.csv has sha256/);
   writeFileSync(join(src, "extra.txt"), "x");
   assert.ok(checkSums(src).some((p) => /extra\.txt: not listed/.test(p)));
+});
+
+test("verdicts of an analysis file keep their labels: an A/A control arm's FAIL is not the record's verdict", () => {
+  const a = JSON.parse(readFileSync(join(runs, "patch-cost-concurrent-20261130T072231Z", "analysis.json"), "utf8"));
+  const vs = verdictsIn(a);
+  const control = vs.find((v) => v.label === "baseline2 vs baseline");
+  assert.ok(control, JSON.stringify(vs.map((v) => v.label)));
+  assert.equal(control.verdict, a.comparisons.find((c: { arm: string }) => c.arm === "baseline2").verdict);
+  const c = combineVerdicts(vs);
+  assert.ok(c && c.reason.includes("baseline2 vs baseline: "));
+  assert.deepEqual(combineVerdicts([{ label: "x", verdict: "PASS", reason: "r" }]), { verdict: "PASS", reason: "r" });
+  assert.equal(combineVerdicts([]), undefined);
 });

@@ -8,6 +8,7 @@ import {
   type Field,
   type RecordEnvelope,
 } from "./format.js";
+import { combineVerdicts, verdictsIn } from "./verdicts.js";
 
 /**
  * Envelopes for the records made before the one format existed: derived, in
@@ -344,8 +345,15 @@ export function deriveRecord(dir: string): RecordEnvelope {
   const code = top.filter((n) => /\.(mjs|js|ts|sh|py)$/.test(n));
   if (code.length) notes.push(`code among the data (kept where the README cites it): ${code.join(", ")}`);
 
-  const analysisHit = findValue(sources, "verdict", str);
-  const reasonHit = analysisHit ? findValue(sources, "reason", str) : undefined;
+  let analysis: RecordEnvelope["analysis"] = unknown("the record has no analysis file with a verdict (analysis.json, summary.json, comparison.json); README.md and the notebooks say what it shows");
+  for (const f of ["analysis.json", "summary.json", "comparison.json"]) {
+    const j = existsSync(join(dir, f)) ? readJson(join(dir, f)) : undefined;
+    const c = j ? combineVerdicts(verdictsIn(j)) : undefined;
+    if (c) {
+      analysis = { ...c, file: f };
+      break;
+    }
+  }
 
   return {
     format: RECORD_FORMAT,
@@ -364,9 +372,7 @@ export function deriveRecord(dir: string): RecordEnvelope {
     concurrent,
     files: top,
     derivedFrom: [...files, ...(readme ? ["README.md"] : [])],
-    analysis: analysisHit
-      ? { verdict: analysisHit.value as string, reason: (reasonHit?.value as string | undefined) ?? "", file: analysisHit.from }
-      : unknown("the record has no verdict of its own (see README.md and the notebooks for what it shows)"),
+    analysis,
     notes,
   };
 }

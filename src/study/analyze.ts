@@ -6,6 +6,7 @@ import { analyzeSeries } from "../bench/analysis.js";
 import { seriesRows } from "../bench/series.js";
 import { fieldText, isUnknown, readRecord, writeRecord, type RecordEnvelope } from "../record/format.js";
 import { page } from "../report/page.js";
+import { combineVerdicts, verdictsIn } from "../record/verdicts.js";
 import { cellName, type Study } from "./study.js";
 
 /**
@@ -121,9 +122,9 @@ export function analyzeStudyRecord(dir: string, study: Study): StudyAnalysisResu
       verdict = "not analysable";
       reason = `the script left no ${f}`;
     } else {
-      const a = JSON.parse(readFileSync(f, "utf8")) as { verdict?: string; reason?: string };
-      verdict = a.verdict ?? "none";
-      reason = a.reason ?? "the script's analysis.json gives no reason";
+      const c = combineVerdicts(verdictsIn(JSON.parse(readFileSync(f, "utf8")) as unknown));
+      verdict = c?.verdict ?? "none";
+      reason = c?.reason ?? `${f} states no verdict`;
     }
   }
   const result: StudyAnalysisResult = { study: study.name, rule, verdict, reason, contrasts, runs };
