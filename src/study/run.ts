@@ -12,6 +12,8 @@ import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo, type KernelIn
 import { formatDuration, type ProgressEvent } from "../bench/progress.js";
 import { debianBinDir } from "../postgres/binaries.js";
 import { cachedKernel } from "../kernel/ensure.js";
+import { installRoot } from "../postgres/build.js";
+import { patchHash } from "../postgres/patch.js";
 import type { CollectorName } from "../collect/index.js";
 import {
   checkSums,
@@ -186,14 +188,15 @@ export interface StudyPlan {
   needReboot: string[];
 }
 
-/** The patched PostgreSQL 18 build of the cache, when one has finished. */
+/** A finished build of the patched PostgreSQL 18 with today's patch (its hash in the prefix name), when there is one. */
 export function cachedPatchedBuild(): string | undefined {
-  const root = join(process.env.SLICELAB_CACHE ? resolve(process.env.SLICELAB_CACHE) : join(process.env.HOME ?? "/root", ".cache", "slicelab"), "postgres");
-  if (!existsSync(root)) return undefined;
-  for (const d of readdirSync(root).sort().reverse()) {
-    const rec = join(root, d, "slicelab-build.json");
-    if (!d.includes("patched") || !existsSync(rec)) continue;
-    if (existsSync(join(root, d, "bin", "postgres"))) return join(root, d, "bin");
+  const hash = patchHash("18");
+  for (const root of [installRoot(), join(workDir(), "postgres", "install")]) {
+    if (!existsSync(root)) continue;
+    for (const d of readdirSync(root).sort().reverse()) {
+      if (!d.startsWith("18.") || !d.includes(`-patched-${hash}-`)) continue;
+      if (existsSync(join(root, d, "slicelab-build.json")) && existsSync(join(root, d, "bin", "postgres"))) return join(root, d, "bin");
+    }
   }
   return undefined;
 }
@@ -420,14 +423,16 @@ function timed<T>(steps: { name: string; seconds: number; state: string }[], nam
   });
 }
 
-async function preparePatched(): Promise<string> {
+/** The patched PostgreSQL 18 build: the cached one, else fetched, patched and built (minutes). */
+export async function preparePatched(): Promise<string> {
   const cached = cachedPatchedBuild();
   if (cached) return cached;
   const { resolveSource } = await import("../postgres/source.js");
   const { buildPostgres } = await import("../postgres/build.js");
+  // buildPostgres reuses a finished prefix; its result names it.
   const src = await resolveSource({ major: "18" }, () => {});
   const r = await buildPostgres(src, "patched", {});
-  return join((r as unknown as { prefix: string }).prefix, "bin");
+  return r.binDir;
 }
 
 const NR_HUGEPAGES = "/proc/sys/vm/nr_hugepages";

@@ -3,10 +3,10 @@ import { join, resolve } from "node:path";
 import type { Command } from "../command.js";
 import { parseCommandArgs, printJson } from "../args.js";
 import { UserError } from "../../util/errors.js";
-import { repoRoot, workDir } from "../../util/paths.js";
+import { cacheDir, repoRoot, workDir } from "../../util/paths.js";
 import { progressPrinter } from "../../bench/progress.js";
 import { loadStudy, studyNames } from "../../study/study.js";
-import { importRecord, planStudy, planText, runStudy, type StudyPlan } from "../../study/run.js";
+import { importRecord, planStudy, planText, preparePatched, runStudy, type StudyPlan } from "../../study/run.js";
 import { analyzeStudyRecord } from "../../study/analyze.js";
 import { runOverSsh } from "../../study/ssh.js";
 import { readRecord, utcStamp, writeRecord, writeSums, fieldText } from "../../record/format.js";
@@ -197,6 +197,13 @@ async function runInVm(plan: StudyPlan, argv: string[], log: (s: string) => void
   const vmOut = join(workDir(), "study-vm", `${plan.study.name}-${utcStamp()}`);
   mkdirSync(vmOut, { recursive: true });
   process.stderr.write(planText(plan));
+  // What the guest needs from the host's cache is built here, where the CPU is not emulated.
+  if (plan.study.factors.some((f) => f.via === "bin" && f.levels.includes("patched"))) {
+    const t = Date.now();
+    log("prepare patched PostgreSQL 18 (on the host, for the guest)…");
+    const bin = await preparePatched();
+    log(`prepare patched PostgreSQL 18: ${Math.round((Date.now() - t) / 100) / 10} s (${bin})`);
+  }
   const params = Object.entries(plan.params).flatMap(([k, v]) => ["--param", `${k}=${v}`]);
   const guestCmd = ["node", join(repoRoot(), "bin", "slicelab.js"), "study", "run", plan.study.name, "--guest", "--out", join(vmOut, "record"), ...params];
   const t0 = Date.now();
@@ -204,6 +211,7 @@ async function runInVm(plan: StudyPlan, argv: string[], log: (s: string) => void
     kernel,
     command: ["sh", "-c", `${guestCmd.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ")}`],
     cwd: repoRoot(),
+    env: { SLICELAB_CACHE: cacheDir() },
     outDir: vmOut,
     append: "no_timer_check",
     timeoutS: Math.max(900, plan.estimateSeconds * 20),
