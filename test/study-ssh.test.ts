@@ -63,6 +63,13 @@ test("study run smoke --ssh root@127.0.0.1: rsync, OpenSSH, the record fetched a
   assert.ok(await listening(port), `sshd did not start: ${log} ${existsSync(join(tmp, "sshd.log")) ? readFileSync(join(tmp, "sshd.log"), "utf8") : ""}`);
 
   const runs = join(tmp, "runs");
+  const sshArgs = ["--ssh", "root@127.0.0.1", "--ssh-port", String(port), "--ssh-key", join(tmp, "userkey"),
+    "--ssh-option", "StrictHostKeyChecking=no", "--ssh-option", "UserKnownHostsFile=/dev/null", "--ssh-option", "LogLevel=ERROR", "--remote-dir", join(tmp, "remote")];
+  // The plan as the remote machine sees it (its checks), nothing run.
+  const dry = spawnSync(process.execPath, [join(repoRoot(), "bin", "slicelab.js"), "study", "run", "smoke", ...sshArgs, "--dry-run"], { encoding: "utf8" });
+  assert.equal(dry.status, 0, dry.stderr);
+  assert.match(dry.stdout, /^study smoke: [^]*\nchecks:\n[^]*\nestimate: /);
+  assert.ok(!existsSync(join(tmp, "remote", ".work", "study-remote")), "a dry run leaves no record directory");
   const r = spawnSync(
     process.execPath,
     [join(repoRoot(), "bin", "slicelab.js"), "study", "run", "smoke", "--ssh", "root@127.0.0.1", "--ssh-port", String(port), "--ssh-key", join(tmp, "userkey"),

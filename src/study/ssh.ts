@@ -51,6 +51,14 @@ function ssh(o: SshOptions, command: string, inherit: boolean): number {
   return r.status ?? 1;
 }
 
+/** Copies the kit to HOST and prints the plan there (`study run NAME --dry-run`, with HOST's checks); returns its exit status. */
+export function dryRunOverSsh(study: string, passArgs: string[], o: SshOptions, log: (s: string) => void): number {
+  const remote = o.remoteDir.replace(/\/+$/, "");
+  ssh(o, `mkdir -p ${shq(remote)}`, false);
+  rsync(o, ["--exclude", "/.git", "--exclude", "/.work", "--exclude", "/data/runs", `${repoRoot()}/`, `${o.host}:${remote}/`], log);
+  return ssh(o, `cd ${shq(remote)} && node bin/slicelab.js study run ${[study, ...passArgs, "--dry-run", "--out", `${remote}/.work/study-remote/${study}`].map(shq).join(" ")}`, true);
+}
+
 /** Runs the study remotely; returns the local record directory, or undefined when the remote run did not finish. */
 export function runOverSsh(study: string, passArgs: string[], runsRoot: string, o: SshOptions, log: (s: string) => void, localArgv: string[]): string | undefined {
   const t0 = Date.now();

@@ -8,7 +8,7 @@ import { progressPrinter } from "../../bench/progress.js";
 import { loadStudy, studyNames } from "../../study/study.js";
 import { importRecord, planStudy, planText, preparePatched, runStudy, type StudyPlan } from "../../study/run.js";
 import { analyzeStudyRecord } from "../../study/analyze.js";
-import { runOverSsh } from "../../study/ssh.js";
+import { dryRunOverSsh, runOverSsh } from "../../study/ssh.js";
 import { readRecord, utcStamp, writeRecord, writeSums, fieldText } from "../../record/format.js";
 
 const usage = `usage: slicelab study list [--json]
@@ -136,7 +136,7 @@ async function show(argv: string[]): Promise<number> {
 
 async function run(argv: string[]): Promise<number> {
   const { values, plan } = planFor(argv);
-  if (values["dry-run"]) {
+  if (values["dry-run"] && values.ssh === undefined) {
     if (values.json) printJson(planJson(plan));
     else process.stdout.write(planText(plan));
     return 0;
@@ -152,6 +152,8 @@ async function run(argv: string[]): Promise<number> {
     if (values["max-runs"]) pass.push("--max-runs", values["max-runs"]);
     const port = values["ssh-port"] === undefined ? undefined : Number(values["ssh-port"]);
     if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) throw new UserError(`--ssh-port expects a port number, found "${values["ssh-port"]}"`);
+    const sshOpts = { host: values.ssh, port, key: values["ssh-key"], options: values["ssh-option"] ?? [], remoteDir: values["remote-dir"] ?? "slicelab-kit" };
+    if (values["dry-run"]) return dryRunOverSsh(plan.study.name, pass, sshOpts, log);
     const dest = runOverSsh(plan.study.name, pass, runsDir(values["runs-dir"]), { host: values.ssh, port, key: values["ssh-key"], options: values["ssh-option"] ?? [], remoteDir: values["remote-dir"] ?? "slicelab-kit" }, log, ["slicelab", "study", "run", ...argv]);
     if (dest === undefined) {
       process.stdout.write(`${values.ssh}: not finished; run the same command again to resume there\n`);
