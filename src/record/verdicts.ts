@@ -27,16 +27,22 @@ export function verdictsIn(json: unknown): LabelledVerdict[] {
       const ref = typeof o.reference === "string" ? ` vs ${o.reference}` : "";
       out.push({ label: name ? `${name}${ref}` : path || "record", verdict: o.verdict, reason: typeof o.reason === "string" ? o.reason : "" });
     }
-    for (const [k, x] of Object.entries(o)) if (k !== "verdict") walk(x, path ? `${path}.${k}` : k, depth + 1);
+    // Robustness re-runs of the same verdict (leave-one-out drops) are not verdicts of their own.
+    for (const [k, x] of Object.entries(o)) if (k !== "verdict" && k !== "leaveOneOut") walk(x, path ? `${path}.${k}` : k, depth + 1);
   };
   walk(json, "", 0);
   return out;
 }
 
-/** One verdict/reason pair from several: the distinct verdicts, and every labelled one in the reason. */
+/** One verdict/reason pair from several: the file's top-level verdict when it has one, else the distinct verdicts; every labelled one in the reason. */
 export function combineVerdicts(vs: LabelledVerdict[]): { verdict: string; reason: string } | undefined {
   if (vs.length === 0) return undefined;
   if (vs.length === 1) return { verdict: vs[0]!.verdict, reason: vs[0]!.reason };
+  const top = vs.find((v) => v.label === "record");
+  if (top) {
+    const rest = vs.filter((v) => v !== top);
+    return { verdict: top.verdict, reason: `${top.reason}${rest.length ? `; also ${rest.map((v) => `${v.label}: ${v.verdict}${v.reason ? ` (${v.reason})` : ""}`).join("; ")}` : ""}` };
+  }
   const distinct = [...new Set(vs.map((v) => v.verdict))];
   return {
     verdict: distinct.length === 1 ? distinct[0]! : `several: ${distinct.join(" / ")}`,

@@ -64,7 +64,15 @@ async function show(argv: string[]): Promise<number> {
     ["PostgreSQL", rec.postgres.version], ["PostgreSQL build", rec.postgres.build], ["patch", rec.postgres.patch],
     ["started", rec.started], ["ended", rec.ended], ["also running", rec.concurrent], ["analysis", rec.analysis],
   ];
-  for (const [k, v] of lines) process.stdout.write(`${k.padEnd(22)} ${fieldText(v as never)}\n`);
+  const text = (k: string, v: unknown): string => {
+    if (k === "environment" && typeof v === "object" && v !== null && "kind" in v) return `${(v as unknown as { kind: string }).kind}: ${(v as unknown as { detail: string }).detail}`;
+    if (k === "analysis" && typeof v === "object" && v !== null && "verdict" in v) {
+      const a = v as { verdict: string; reason: string; file: string };
+      return `${a.verdict} — ${a.reason} (${a.file})`;
+    }
+    return fieldText(v as never);
+  };
+  for (const [k, v] of lines) process.stdout.write(`${k.padEnd(22)} ${text(k, v)}\n`);
   const sums = existsSync(join(dir, "SHA256SUMS")) ? checkSums(dir) : null;
   process.stdout.write(`${"checksums".padEnd(22)} ${sums === null ? "none (a record converted in place)" : sums.length === 0 ? "SHA256SUMS matches" : sums.join("; ")}\n`);
   return 0;
