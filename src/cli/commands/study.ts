@@ -1,5 +1,5 @@
 import { cpSync, existsSync, mkdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import type { Command } from "../command.js";
 import { parseCommandArgs, printJson } from "../args.js";
 import { UserError } from "../../util/errors.js";
@@ -9,7 +9,7 @@ import { loadStudy, studyNames } from "../../study/study.js";
 import { importRecord, planStudy, planText, preparePatched, runStudy, type StudyPlan } from "../../study/run.js";
 import { analyzeStudyRecord } from "../../study/analyze.js";
 import { dryRunOverSsh, runOverSsh } from "../../study/ssh.js";
-import { readRecord, utcStamp, writeRecord, writeSums, fieldText } from "../../record/format.js";
+import { readRecord, recordsOfStudy, utcStamp, writeRecord, writeSums, fieldText } from "../../record/format.js";
 
 const usage = `usage: slicelab study list [--json]
        slicelab study show NAME [--vm] [--json]
@@ -68,7 +68,9 @@ async function list(argv: string[]): Promise<number> {
   if (positionals.length) throw new UserError(`study list takes no arguments, found "${positionals[0]}"`);
   const rows = studyNames().map((n) => {
     const s = loadStudy(n);
-    return { name: s.name, title: s.title, driver: s.driver, factors: s.factors.map((f) => `${f.name}(${f.levels.join("|")}${f.changes === "boot" ? ", reboot" : ""})`), records: s.records ?? [], vm: s.vm !== undefined };
+    const root = join(repoRoot(), "data", "runs");
+    const records = [...new Set([...(s.records ?? []), ...recordsOfStudy(root, s.name).map((r) => relative(root, r.dir))])];
+    return { name: s.name, title: s.title, driver: s.driver, factors: s.factors.map((f) => `${f.name}(${f.levels.join("|")}${f.changes === "boot" ? ", reboot" : ""})`), records, vm: s.vm !== undefined };
   });
   if (values.json) printJson(rows);
   else {
