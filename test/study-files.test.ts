@@ -11,6 +11,7 @@ import { ParseError } from "../src/util/errors.js";
 import { cells, loadStudy, studyNames } from "../src/study/study.js";
 import { kernelLevel } from "../src/study/run.js";
 import { contrastVerdict } from "../src/study/analyze.js";
+import { cachedKernel } from "../src/kernel/ensure.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "slicelab-study-"));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -106,3 +107,10 @@ test("study run refuses before running anything when a check fails (here: a stud
 function kernelInfoAvailable(): boolean {
   return probeSliceExtension().available === true;
 }
+
+test("study run smoke --vm refuses, naming the missing kernel, while no kernel build has finished", { skip: cachedKernel() ? "a kernel is built: the e2e test (study-vm.test.ts) runs the VM path" : false }, () => {
+  const r = spawnSync(process.execPath, [join(repoRoot(), "bin", "slicelab.js"), "study", "run", "smoke", "--vm", "--runs-dir", join(tmp, "vm-refused")], { encoding: "utf8" });
+  assert.equal(r.status, 2, r.stdout + r.stderr);
+  assert.match(r.stderr, /^slicelab study: study smoke --vm: refused before running anything:\n  VM kernel: no finished kernel build in the cache yet/);
+  assert.equal(existsSync(join(tmp, "vm-refused")), false);
+});
