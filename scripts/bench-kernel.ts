@@ -24,6 +24,7 @@ import { currentTree, kernelCacheDir } from "../src/kernel/tree.js";
 import { runVm } from "../src/vm/qemu.js";
 import { writeFileAtomic } from "../src/util/fs.js";
 import { repoRoot } from "../src/util/paths.js";
+import { utcStamp } from "../src/record/format.js";
 
 const { values } = parseArgs({
   options: {
@@ -34,7 +35,7 @@ const { values } = parseArgs({
   },
 });
 
-const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "Z");
+const stamp = utcStamp();
 const load0 = loadavg();
 const main = await ensureKernel({ log: (s) => console.error(`bench-kernel: ${s}`) });
 const tree = currentTree();

@@ -248,7 +248,5 @@ export function cpuVerdict(c: CpuShare, goalPct: number): { verdict: GoalVerdict
   return { verdict: "UNRESOLVED", reason: `the max ${c.maxPct.toPrecision(3)}% is ≥ ${goalPct}% but the mean's interval [${c.ci[0].toPrecision(3)}, ${c.ci[1].toPrecision(3)}]% is not` };
 }
 
-/** A UTC timestamp for directory names: 20261130T040512Z. */
-export function runStamp(d = new Date()): string {
-  return d.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
-}
+/** A UTC timestamp for directory names: 20261130T040512Z (the kit's one stamp, src/record/format.ts). */
+export { utcStamp as runStamp } from "../record/format.js";

@@ -58,6 +58,11 @@ export interface SeriesOptions {
   /** CPU count used to scale parameters (default: this machine's). */
   cpus?: number;
   progress?: (e: ProgressEvent) => void;
+  /**
+   * Called before each run starts (after the previous cluster stopped): a study puts a run-time
+   * factor in place here (e.g. the preemption mode in debugfs sched/preempt).
+   */
+  beforeRun?: (run: PlannedRun) => Promise<void> | void;
   /** Informational lines (cluster log paths, setup steps). */
   log?: (line: string) => void;
 }
@@ -492,6 +497,7 @@ export async function runSeries(opts: SeriesOptions): Promise<SeriesSummary> {
     const remaining = pending.length - ranNow;
     const avg = durations.length ? durations.reduce((a, b) => a + b, 0) / durations.length : null;
     progress({ kind: "start", k, total, id: p.id, variant: p.variant, etaSeconds: avg === null ? null : avg * remaining });
+    if (opts.beforeRun) await opts.beforeRun(p);
     const runDir = join(dir, "runs", p.id);
     rmSync(runDir, { recursive: true, force: true }); // leftovers of an interrupted attempt never count
     mkdirSync(runDir, { recursive: true });

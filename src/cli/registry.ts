@@ -17,5 +17,7 @@ export const commands: CommandEntry[] = [
   { name: "micro", load: async () => (await import("./commands/micro.js")).microCommand },
   { name: "kernel", load: async () => (await import("./commands/kernel.js")).kernelCommand },
   { name: "prepare", load: async () => (await import("./commands/prepare.js")).prepareCommand },
+  { name: "record", load: async () => (await import("./commands/record.js")).recordCommand },
+  { name: "study", load: async () => (await import("./commands/study.js")).studyCommand },
   { name: "vm", load: async () => (await import("./commands/vm.js")).vmCommand },
 ];

@@ -1,0 +1,194 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { UserError } from "../util/errors.js";
+import { writeFileAtomic } from "../util/fs.js";
+import { analyzeSeries } from "../bench/analysis.js";
+import { seriesRows } from "../bench/series.js";
+import { fieldText, isUnknown, readRecord, writeRecord, type RecordEnvelope } from "../record/format.js";
+import { page } from "../report/page.js";
+import { combineVerdicts, verdictsIn } from "../record/verdicts.js";
+import { cellName, type Study } from "./study.js";
+
+/**
+ * A study's own rule applied to one of its records: for "paired-contrast", the
+ * within-block paired CI of B − A for every contrast, in every cell of the other
+ * factors and every workload, judged against the study's goal; for "none", a
+ * check that every run finished with a positive throughput; for "script", the
+ * script's own analysis.json. The result goes to analysis.json and the record's
+ * `analysis` field; report.html is the page generated from both.
+ */
+
+export interface ContrastResult {
+  factor: string;
+  a: string;
+  b: string;
+  /** The other factors' levels this comparison holds fixed. */
+  at: Record<string, string>;
+  workload: string;
+  cellA: string;
+  cellB: string;
+  n: number;
+  meanDiffPct: number;
+  ciPct: [number, number];
+  halfWidthPct: number;
+  /** "B higher", "B lower", "no difference resolved", "UNRESOLVED (CI wider than the goal)", "not analysable: why". */
+  verdict: string;
+}
+
+export interface StudyAnalysisResult {
+  study: string;
+  rule: Study["analysis"]["rule"];
+  verdict: string;
+  reason: string;
+  contrasts: ContrastResult[];
+  /** Cells and runs the record holds (series studies). */
+  runs: number;
+}
+
+/** The verdict on one paired interval against the study's goal. */
+export function contrastVerdict(ci: [number, number], halfWidthPct: number, goalHalfWidth: number | undefined): string {
+  if (goalHalfWidth !== undefined && halfWidthPct > goalHalfWidth) return `UNRESOLVED (±${halfWidthPct.toFixed(2)}% is wider than the goal ±${goalHalfWidth}%)`;
+  if (ci[0] > 0) return "B higher";
+  if (ci[1] < 0) return "B lower";
+  return "no difference resolved";
+}
+
+export function analyzeStudyRecord(dir: string, study: Study): StudyAnalysisResult {
+  const rule = study.analysis.rule;
+  const contrasts: ContrastResult[] = [];
+  let verdict: string;
+  let reason: string;
+  let runs = 0;
+  if (study.driver === "series") {
+    const seriesDir = join(dir, "series");
+    const rows = seriesRows(seriesDir);
+    runs = new Set(rows.map((r) => r.id)).size;
+    const plan = JSON.parse(readFileSync(join(seriesDir, "series.json"), "utf8")) as { variants: { name: string }[] };
+    const present = new Set(plan.variants.map((v) => v.name));
+    const workloads = [...new Set(rows.map((r) => r.workload))];
+    if (rule === "none") {
+      const bad = rows.filter((r) => !(r.tps > 0));
+      verdict = bad.length === 0 && rows.length > 0 ? "ran" : "failed";
+      reason =
+        rows.length === 0
+          ? "no finished run"
+          : bad.length === 0
+            ? `${runs} runs, ${rows.length} workload results, every one with a positive tps (${workloads.join(", ")})`
+            : `${bad.length} of ${rows.length} workload results have no positive tps: ${bad.slice(0, 3).map((r) => `${r.id}/${r.workload}`).join(", ")}`;
+    } else {
+      const goal = study.analysis.goal?.halfWidthPct;
+      for (const c of study.analysis.contrasts) {
+        const others = study.factors.filter((f) => f.name !== c.factor);
+        // Every combination of the other factors' levels present in the record.
+        const combos = new Map<string, Record<string, string>>();
+        for (const v of present) {
+          const levels: Record<string, string> = {};
+          for (const f of study.factors) {
+            const segs = `.${v}.`;
+            const hit = [...f.levels].sort((x, y) => y.length - x.length).find((l) => segs.includes(`.${f.name}-${l}.`));
+            if (hit !== undefined) levels[f.name] = hit;
+          }
+          const at = Object.fromEntries(others.filter((f) => levels[f.name] !== undefined).map((f) => [f.name, levels[f.name] as string]));
+          combos.set(JSON.stringify(at), at);
+        }
+        for (const at of combos.values()) {
+          const la: Record<string, string> = { ...at, [c.factor]: c.a };
+          const lb: Record<string, string> = { ...at, [c.factor]: c.b };
+          const ca = cellName(la, study.factors.filter((f) => f.name in la));
+          const cb = cellName(lb, study.factors.filter((f) => f.name in lb));
+          if (!present.has(ca) || !present.has(cb)) continue;
+          for (const w of workloads) {
+            try {
+              const r = analyzeSeries(seriesDir, { a: ca, b: cb, workload: w });
+              contrasts.push({
+                factor: c.factor, a: c.a, b: c.b, at, workload: w, cellA: ca, cellB: cb,
+                n: r.blocks.n, meanDiffPct: r.blocks.meanDiffPct, ciPct: r.blocks.ciPct, halfWidthPct: r.blocks.halfWidthPct,
+                verdict: contrastVerdict(r.blocks.ciPct, r.blocks.halfWidthPct, goal),
+              });
+            } catch (err) {
+              if (!(err instanceof UserError)) throw err;
+              contrasts.push({ factor: c.factor, a: c.a, b: c.b, at, workload: w, cellA: ca, cellB: cb, n: 0, meanDiffPct: NaN, ciPct: [NaN, NaN], halfWidthPct: NaN, verdict: `not analysable: ${err.message}` });
+            }
+          }
+        }
+      }
+      const resolved = contrasts.filter((x) => x.verdict === "B higher" || x.verdict === "B lower");
+      verdict = contrasts.length === 0 ? "not analysable" : resolved.length ? "effects resolved" : contrasts.some((x) => x.verdict.startsWith("UNRESOLVED") || x.verdict.startsWith("not")) ? "UNRESOLVED" : "no difference resolved";
+      reason = contrasts.map((x) => `${x.factor} ${x.b} − ${x.a}${Object.keys(x.at).length ? ` at ${Object.entries(x.at).map(([k, v]) => `${k}=${v}`).join(",")}` : ""} (${x.workload}): ${Number.isFinite(x.meanDiffPct) ? `${x.meanDiffPct.toFixed(2)}% [${x.ciPct[0].toFixed(2)}, ${x.ciPct[1].toFixed(2)}]` : "—"} ${x.verdict}`).join("; ") || "no contrast had both cells in the record";
+    }
+  } else {
+    const f = join(dir, "out", "analysis.json");
+    if (!existsSync(f)) {
+      verdict = "not analysable";
+      reason = `the script left no ${f}`;
+    } else {
+      const c = combineVerdicts(verdictsIn(JSON.parse(readFileSync(f, "utf8")) as unknown));
+      verdict = c?.verdict ?? "none";
+      reason = c?.reason ?? `${f} states no verdict`;
+    }
+  }
+  const result: StudyAnalysisResult = { study: study.name, rule, verdict, reason, contrasts, runs };
+  writeFileAtomic(join(dir, "analysis.json"), `${JSON.stringify(result, null, 2)}\n`);
+  const rec = readRecord(dir);
+  rec.analysis = { verdict, reason, file: "analysis.json" };
+  writeRecord(dir, rec);
+  writeFileAtomic(join(dir, "report.html"), studyReport(rec, study, result));
+  return result;
+}
+
+function esc(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+/** What a record cannot tell: its unknown fields, the levels of reboot factors it does not cover, and the VM caveat. */
+export function limits(rec: RecordEnvelope, study: Study): string[] {
+  const out: string[] = [];
+  const walk = (o: unknown, path: string) => {
+    if (isUnknown(o)) out.push(`${path}: unknown — ${o.unknown}`);
+    else if (typeof o === "object" && o !== null && !Array.isArray(o) && path.split(".").length < 2) for (const [k, v] of Object.entries(o)) walk(v, path ? `${path}.${k}` : k);
+  };
+  for (const k of ["environment", "command", "kit", "host", "kernel", "glibc", "postgres", "started", "ended", "concurrent"] as const) walk(rec[k], k);
+  const design = isUnknown(rec.design) ? {} : rec.design;
+  const boot = (design.boot ?? {}) as Record<string, string>;
+  for (const f of study.factors.filter((x) => x.changes === "boot")) {
+    const rest = f.levels.filter((l) => l !== boot[f.name]);
+    if (rest.length) out.push(`${f.name}: this record covers ${boot[f.name] ?? "one level"} only; ${rest.join(", ")} need${rest.length === 1 ? "s" : ""} another boot and another record`);
+  }
+  if (!isUnknown(rec.environment) && rec.environment.kind === "vm") out.push("ran in the kit's VM: under QEMU TCG the CPU is emulated, so throughput and times are functional evidence, not performance; counts (grants, requests) are valid");
+  if (!isUnknown(rec.kernel.sliceExtension) && rec.kernel.sliceExtension.startsWith("unavailable")) out.push(`the kernel had no slice extension (${rec.kernel.sliceExtension}): extension levels measure the patch's no-kernel-support path, not the mechanism`);
+  return out;
+}
+
+/** The report page of one record of a study: design, factor table with intervals, verdict, provenance, limits. */
+export function studyReport(rec: RecordEnvelope, study: Study, a: StudyAnalysisResult): string {
+  const b: string[] = [];
+  b.push(`<h1>${esc(study.title)}</h1>`);
+  b.push(`<p>${esc(study.question)}</p>`);
+  b.push(`<h2>Design</h2><table><thead><tr><th>factor</th><th>levels</th><th>changes</th><th>how</th></tr></thead><tbody>`);
+  for (const f of study.factors) b.push(`<tr><td>${esc(f.name)}</td><td>${esc(f.levels.join(", "))}</td><td>${f.changes === "run" ? "within a boot" : f.changes === "boot" ? "needs a reboot" : "needs a rebuild"}</td><td>${esc(f.via)}</td></tr>`);
+  b.push(`</tbody></table>`);
+  const d = isUnknown(rec.design) ? undefined : rec.design;
+  b.push(`<p>${esc(study.design.kind === "blocks" ? "Randomised complete blocks" : "Sequential")}; ${esc(d ? `${String(d.runsPerCell ?? "?")} runs per cell (${String(d.warmup ?? "?")} warm-up), cells ${Array.isArray(d.cells) ? (d.cells as string[]).join(", ") : "?"}` : fieldText(rec.design))}; ${a.runs} runs recorded.</p>`);
+  b.push(`<h2>Verdict</h2><p><strong>${esc(a.verdict)}</strong> — ${esc(a.reason)}</p><p>Rule: ${esc(study.analysis.verdict)}</p>`);
+  if (a.contrasts.length) {
+    b.push(`<h2>Contrasts</h2><table><thead><tr><th>contrast</th><th>at</th><th>workload</th><th>n</th><th>B − A (% of A)</th><th>95% CI</th><th>verdict</th></tr></thead><tbody>`);
+    for (const c of a.contrasts) {
+      const ok = Number.isFinite(c.meanDiffPct);
+      b.push(`<tr><td>${esc(`${c.factor}: ${c.b} − ${c.a}`)}</td><td>${esc(Object.entries(c.at).map(([k, v]) => `${k}=${v}`).join(", ") || "—")}</td><td>${esc(c.workload)}</td><td>${c.n}</td><td>${ok ? c.meanDiffPct.toFixed(2) : "—"}</td><td>${ok ? `[${c.ciPct[0].toFixed(2)}, ${c.ciPct[1].toFixed(2)}]` : "—"}</td><td>${esc(c.verdict)}</td></tr>`);
+    }
+    b.push(`</tbody></table>`);
+  }
+  b.push(`<h2>Provenance</h2><table><tbody>`);
+  const prov: [string, unknown][] = [
+    ["where", rec.environment], ["command", rec.command], ["kit", `${fieldText(rec.kit.commit)}${rec.kit.dirty === true ? " (dirty)" : ""}`],
+    ["host", `${fieldText(rec.host.hostname)}, ${fieldText(rec.host.cpuModel)}, ${fieldText(rec.host.cpus)} CPUs`],
+    ["kernel", `${fieldText(rec.kernel.release)}, config sha256 ${fieldText(rec.kernel.configSha256)}`], ["preemption", rec.kernel.preemptMode],
+    ["slice extension", rec.kernel.sliceExtension], ["glibc", rec.glibc], ["PostgreSQL", `${fieldText(rec.postgres.version)}; ${fieldText(rec.postgres.build)}; patch ${fieldText(rec.postgres.patch)}`],
+    ["started / ended", `${fieldText(rec.started)} / ${fieldText(rec.ended)}`], ["also running", rec.concurrent],
+  ];
+  for (const [k, v] of prov) b.push(`<tr><th>${esc(k)}</th><td>${esc(typeof v === "string" ? v : fieldText(v as never))}</td></tr>`);
+  b.push(`</tbody></table>`);
+  const lim = limits(rec, study);
+  b.push(`<h2>What this record cannot tell</h2><ul>${lim.map((l) => `<li>${esc(l)}</li>`).join("") || "<li>nothing beyond the design's own limits</li>"}</ul>`);
+  return page(`${study.name}: ${rec.title}`, b.join("\n"));
+}

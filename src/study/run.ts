@@ -1,0 +1,627 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { accessSync, constants, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statfsSync, writeFileSync } from "node:fs";
+import { cpus as osCpus, release } from "node:os";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { UserError } from "../util/errors.js";
+import { writeFileAtomic } from "../util/fs.js";
+import { repoRoot, workDir } from "../util/paths.js";
+import { loadProtocol, resolveWorkloads } from "../bench/protocol.js";
+import { runSeries, seriesRows } from "../bench/series.js";
+import { parseVariant, type Variant } from "../bench/variant.js";
+import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo, type KernelInfo } from "../bench/provenance.js";
+import { formatDuration, type ProgressEvent } from "../bench/progress.js";
+import { debianBinDir } from "../postgres/binaries.js";
+import { cachedKernel } from "../kernel/ensure.js";
+import { installRoot } from "../postgres/build.js";
+import { patchHash } from "../postgres/patch.js";
+import type { CollectorName } from "../collect/index.js";
+import {
+  checkSums,
+  readRecord,
+  RECORD_FORMAT,
+  unknown,
+  utcStamp,
+  writeRecord,
+  writeSums,
+  type Field,
+  type RecordEnvelope,
+} from "../record/format.js";
+import { cells, shrink, type Cell, type Factor, type Study } from "./study.js";
+import { analyzeStudyRecord, type StudyAnalysisResult } from "./analyze.js";
+
+/**
+ * `slicelab study run`: checks, plan, preparation, the runs, one record, its
+ * analysis. Factors that change within a boot are crossed into the cells of the
+ * series (variants); a factor that needs a reboot is recorded at the level of
+ * the running kernel, and the plan says to run the study again on the other
+ * boot. The bootloader is never touched.
+ */
+
+export type CheckStatus = "pass" | "fail" | "skipped";
+export interface Check {
+  name: string;
+  status: CheckStatus;
+  detail: string;
+}
+
+/** The kernel level of a "kernel" factor this machine is booted into. */
+export function kernelLevel(rel: string): string {
+  const major = Number(/^(\d+)\./.exec(rel)?.[1] ?? "0");
+  return major >= 7 ? "7.x" : "pre-7.0";
+}
+
+function readText(p: string): string | null {
+  try {
+    return readFileSync(p, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+const PREEMPT_FILE = "/sys/kernel/debug/sched/preempt";
+
+function writable(p: string): boolean {
+  try {
+    accessSync(p, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** MiB from a PostgreSQL size ("64MB", "1GB", "16MB"). */
+function sizeMiB(v: string | number | undefined): number {
+  if (v === undefined) return 128;
+  const m = /^(\d+)\s*(kB|MB|GB)?$/i.exec(String(v));
+  if (!m) return 128;
+  const n = Number(m[1]);
+  const u = (m[2] ?? "MB").toUpperCase();
+  return u === "KB" ? n / 1024 : u === "GB" ? n * 1024 : n;
+}
+
+export interface CheckContext {
+  kernel: KernelInfo;
+  /** The directory the record goes to (disk space is checked there). */
+  recordParent: string;
+  /** Parameters after overrides (shared_buffers for huge pages). */
+  params: Record<string, string | number>;
+}
+
+/** The checks a study needs on this machine, each pass/fail/skipped with a clear line. */
+export function runChecks(study: Study, ctx: CheckContext): Check[] {
+  const out: Check[] = [];
+  const k = ctx.kernel;
+  const probe = k.sliceExtensionPrctl;
+  const probeText = probe.available === true ? `available (${probe.detail})` : probe.available === false ? `unavailable: prctl(PR_RSEQ_SLICE_EXTENSION) ${probe.detail}` : probe.detail;
+  const wantsExt = study.factors.some((f) => f.via === "setting:slice_extension" && f.levels.some((l) => l !== "off"));
+  if (study.requires.sliceExtension === "required") {
+    out.push({ name: "slice extension", status: probe.available === true ? "pass" : "fail", detail: `${probeText}${probe.available === true ? "" : ` on kernel ${k.release}: this study needs a 7.x kernel built with CONFIG_RSEQ_SLICE_EXTENSION`}` });
+  } else {
+    out.push({ name: "slice extension", status: "pass", detail: `${probeText} (recorded${wantsExt && probe.available !== true ? "; extension levels run the patch's no-kernel-support path" : ""})` });
+  }
+  const kf = study.factors.find((f) => f.via === "kernel");
+  if (kf) {
+    const lvl = kernelLevel(k.release);
+    out.push({
+      name: "kernel level",
+      status: kf.levels.includes(lvl) ? "pass" : "fail",
+      detail: kf.levels.includes(lvl) ? `running ${k.release}: level ${lvl} of ${kf.name} (${kf.levels.join(", ")}); the other levels need a reboot and another run` : `running ${k.release} is level ${lvl}, not one of ${kf.levels.join(", ")}`,
+    });
+  }
+  const mode = study.factors.find((f) => f.via === "preempt");
+  if (mode) {
+    const avail = readText(PREEMPT_FILE);
+    if (k.preempt.dynamic !== true) {
+      out.push({ name: "preemption mode", status: "fail", detail: `${mode.name} is a factor but the kernel ${k.release} ${k.preempt.dynamic === false ? "is built without CONFIG_PREEMPT_DYNAMIC" : "has no readable config, so PREEMPT_DYNAMIC is not known"}; the mode can only change by rebooting with preempt=` });
+    } else if (avail === null) {
+      out.push({ name: "preemption mode", status: "fail", detail: `${PREEMPT_FILE} is not readable: mount debugfs (mount -t debugfs none /sys/kernel/debug) as root` });
+    } else if (!writable(PREEMPT_FILE)) {
+      out.push({ name: "preemption mode", status: "fail", detail: `${PREEMPT_FILE} is not writable (run as root)` });
+    } else {
+      const missing = mode.levels.filter((l) => !avail.split(/[\s()]+/).includes(l));
+      out.push({ name: "preemption mode", status: missing.length ? "fail" : "pass", detail: missing.length ? `${PREEMPT_FILE} offers "${avail.trim()}", not ${missing.join(", ")}` : `${PREEMPT_FILE} writable, offers "${avail.trim()}"` });
+    }
+  }
+  const hp = study.factors.find((f) => f.via === "setting:huge_pages" && f.levels.includes("on"));
+  if (hp && study.requires.hugePages) {
+    const meminfo = readText("/proc/meminfo") ?? "";
+    const sizeKb = Number(/^Hugepagesize:\s+(\d+) kB/m.exec(meminfo)?.[1] ?? "0");
+    const availKb = Number(/^MemAvailable:\s+(\d+) kB/m.exec(meminfo)?.[1] ?? "0");
+    const needMiB = sizeMiB(ctx.params.shared_buffers) * 1.2 + 16;
+    if (sizeKb === 0) out.push({ name: "huge pages", status: "fail", detail: "the kernel offers no huge pages (no Hugepagesize in /proc/meminfo)" });
+    else if (!writable("/proc/sys/vm/nr_hugepages")) out.push({ name: "huge pages", status: "fail", detail: "/proc/sys/vm/nr_hugepages is not writable (run as root) to reserve huge pages for huge_pages=on" });
+    else if (availKb / 1024 < needMiB) out.push({ name: "huge pages", status: "fail", detail: `huge_pages=on needs about ${Math.ceil(needMiB)} MiB of huge pages, ${Math.floor(availKb / 1024)} MiB available` });
+    else out.push({ name: "huge pages", status: "pass", detail: `reservable: ${Math.ceil((needMiB * 1024) / sizeKb)} pages of ${sizeKb} kB (${Math.ceil(needMiB)} MiB of ${Math.floor(availKb / 1024)} MiB available)` });
+  }
+  const wantsPerf = study.requires.perf === true || (study.collectors ?? []).some((c) => c.startsWith("perf-"));
+  if (wantsPerf) {
+    const perfBin = spawnSync("sh", ["-c", "command -v perf"], { encoding: "utf8" }).stdout.trim();
+    const paranoid = Number(readText("/proc/sys/kernel/perf_event_paranoid")?.trim() ?? "NaN");
+    const root = process.getuid?.() === 0;
+    if (!perfBin) out.push({ name: "perf", status: "fail", detail: "perf not found (Debian package linux-perf)" });
+    else if (!root && !(paranoid <= 1)) out.push({ name: "perf", status: "fail", detail: `perf_event_paranoid is ${paranoid} and this is not root: perf cannot see the kernel` });
+    else out.push({ name: "perf", status: "pass", detail: `${perfBin}, perf_event_paranoid ${paranoid}${root ? ", root" : ""}` });
+  }
+  // Checks create nothing: free space is read on the nearest existing ancestor.
+  const free = (dir: string) => {
+    let d = resolve(dir);
+    while (!existsSync(d) && dirname(d) !== d) d = dirname(d);
+    const s = statfsSync(d);
+    return (s.bavail * s.bsize) / 2 ** 20;
+  };
+  for (const [what, dir] of [["record", ctx.recordParent], ["clusters", workDir()]] as const) {
+    const mib = free(dir);
+    const need = what === "record" ? 50 : study.requires.diskMiB;
+    out.push({ name: `disk (${what})`, status: mib >= need ? "pass" : "fail", detail: `${Math.floor(mib)} MiB free in ${dir}, the plan needs about ${need} MiB` });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+
+export interface PrepareStep {
+  name: string;
+  /** "cached" when nothing needs doing, else what will be done and how long it usually takes. */
+  state: string;
+  seconds?: number;
+}
+
+export interface StudyPlan {
+  study: Study;
+  /** Shrunk for the VM (the study's vm section applied). */
+  vm: boolean;
+  /** Levels fixed for this boot (factors that need a reboot). */
+  boot: Record<string, string>;
+  cells: Cell[];
+  runsPerCell: number;
+  warmup: number;
+  totalRuns: number;
+  /** Seconds a run takes: the protocol's measured durations plus the study's overhead per run. */
+  secondsPerRun: number;
+  estimateSeconds: number;
+  params: Record<string, string>;
+  prepare: PrepareStep[];
+  checks: Check[];
+  recordDir: string;
+  /** Factors by when they can change. */
+  withinBoot: string[];
+  needReboot: string[];
+}
+
+/** A finished build of the patched PostgreSQL 18 with today's patch (its hash in the prefix name), when there is one. */
+export function cachedPatchedBuild(): string | undefined {
+  const hash = patchHash("18");
+  for (const root of [installRoot(), join(workDir(), "postgres", "install")]) {
+    if (!existsSync(root)) continue;
+    for (const d of readdirSync(root).sort().reverse()) {
+      if (!d.startsWith("18.") || !d.includes(`-patched-${hash}-`)) continue;
+      if (existsSync(join(root, d, "slicelab-build.json")) && existsSync(join(root, d, "bin", "postgres"))) return join(root, d, "bin");
+    }
+  }
+  return undefined;
+}
+
+function durationOf(params: Record<string, unknown>): number {
+  for (const k of ["duration", "time"]) if (typeof params[k] === "number") return params[k] as number;
+  return 0;
+}
+
+/** The record directory of an interrupted run of the study (study-run.json without record.json), if any. */
+export function unfinishedRecord(runsRoot: string, study: string, vm: boolean): string | undefined {
+  const dir = join(runsRoot, study);
+  if (!existsSync(dir)) return undefined;
+  for (const d of readdirSync(dir).sort().reverse()) {
+    const p = join(dir, d);
+    const state = readText(join(p, "study-run.json"));
+    if (state && !existsSync(join(p, "record.json")) && (JSON.parse(state) as { vm?: boolean }).vm === vm) return p;
+  }
+  return undefined;
+}
+
+export interface PlanOptions {
+  vm: boolean;
+  runsRoot: string;
+  out?: string;
+  params?: Record<string, string>;
+  kernel?: KernelInfo;
+  /** In the VM's guest: the kernel is the guest's. */
+  guest?: boolean;
+}
+
+export function planStudy(studyIn: Study, o: PlanOptions): StudyPlan {
+  const study = o.vm ? shrink(studyIn) : studyIn;
+  const kernel = o.kernel ?? kernelInfo();
+  const boot: Record<string, string> = {};
+  const kf = study.factors.find((f) => f.via === "kernel");
+  if (kf) {
+    const lvl = o.vm && !o.guest ? "7.x" : kernelLevel(kernel.release);
+    boot[kf.name] = kf.levels.includes(lvl) ? lvl : (kf.levels[0] as string);
+  }
+  const cs = cells(study.factors, boot);
+  const params: Record<string, string> = {};
+  for (const [k, v] of Object.entries(study.params ?? {})) params[k] = String(v);
+  Object.assign(params, o.params ?? {});
+  let secondsPerRun = study.overheadSecondsPerRun;
+  if (study.driver === "series") {
+    const p = loadProtocol(study.protocol as string);
+    const known = new Set(p.expanded.flatMap((w) => Object.keys(w.params)));
+    const applicable = Object.fromEntries(Object.entries(params).filter(([k]) => known.has(k)));
+    for (const w of resolveWorkloads(p, osCpus().length, applicable)) secondsPerRun += durationOf(w.params);
+  }
+  const runsPerCell = study.design.runs;
+  const totalRuns = study.driver === "series" ? cs.length * runsPerCell : study.design.runs;
+  const prepare: PrepareStep[] = [];
+  const needsPatched = study.factors.some((f) => f.via === "bin" && f.levels.includes("patched"));
+  if (needsPatched) {
+    const b = cachedPatchedBuild();
+    prepare.push({ name: "patched PostgreSQL 18", state: b ? `cached (${b})` : "build: fetch Debian sid's postgresql-18 source, apply kernel-patches/postgresql/18, make (3–9 min cold)" });
+  }
+  if (study.driver === "series") prepare.push({ name: "clusters and data", state: "initdb and each workload's setup once per cluster (part of the first run of each cell)" });
+  if (o.vm && !o.guest) prepare.push({ name: "VM boot", state: "QEMU with the kit's 7.2 kernel (TCG here: about 10–40 s to the command)" });
+  const recordParent = join(o.runsRoot, study.name);
+  const recordDir = o.out ? resolve(o.out) : (unfinishedRecord(o.runsRoot, study.name, o.vm) ?? join(recordParent, utcStamp()));
+  const checks = o.vm && !o.guest ? vmChecks() : runChecks(study, { kernel, recordParent, params });
+  const tcg = o.vm ? 1 : 1;
+  return {
+    study,
+    vm: o.vm,
+    boot,
+    cells: cs,
+    runsPerCell,
+    warmup: study.design.warmup,
+    totalRuns,
+    secondsPerRun,
+    estimateSeconds: Math.round(totalRuns * secondsPerRun * tcg + (o.vm && !o.guest ? 40 : 0)),
+    params,
+    prepare,
+    checks,
+    recordDir,
+    withinBoot: study.factors.filter((f) => f.changes === "run").map((f) => f.name),
+    needReboot: study.factors.filter((f) => f.changes !== "run").map((f) => f.name),
+  };
+}
+
+/** The kit's VM kernel (the default fragments) in the build cache: the image `--vm` boots. */
+export function kernelImageCheck(): Check {
+  try {
+    const rec = cachedKernel();
+    if (!rec) return { name: "VM kernel", status: "fail", detail: "no finished kernel build in the cache yet: `slicelab kernel fetch && slicelab kernel configure && slicelab kernel build` (a build in progress counts once it ends)" };
+    return { name: "VM kernel", status: existsSync(rec.bzImage) ? "pass" : "fail", detail: rec.bzImage };
+  } catch (err) {
+    return { name: "VM kernel", status: "fail", detail: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** Host-side checks for `--vm`: QEMU and the kit's kernel image. */
+export function vmChecks(): Check[] {
+  const out: Check[] = [];
+  const qemu = ["/usr/bin/qemu-system-x86_64", "/usr/local/bin/qemu-system-x86_64"].find((p) => existsSync(p));
+  out.push({ name: "qemu", status: qemu ? "pass" : "fail", detail: qemu ?? "qemu-system-x86_64 not found (Debian package qemu-system-x86)" });
+  out.push(kernelImageCheck());
+  return out;
+}
+
+function changeText(f: Factor): string {
+  if (f.changes === "boot") return "needs a reboot (one boot per level; the kit never edits the bootloader)";
+  if (f.changes === "build") return "needs a rebuild";
+  if (f.via === "preempt") return "within a boot: written to sched/preempt before each run";
+  if (f.via === "bin") return "within a boot: each build has its own cluster";
+  if (f.via === "arm") return "within a boot: the script's arms";
+  return `within a boot: ${f.via.slice("setting:".length)} set for the run's server`;
+}
+
+/** The plan in words: what `--dry-run` prints. */
+export function planText(p: StudyPlan): string {
+  const s = p.study;
+  const L: string[] = [];
+  L.push(`study ${s.name}: ${s.title}`);
+  L.push(`  ${s.question}`);
+  L.push(`  file ${relative(repoRoot(), s.file)} (sha256 ${s.hash.slice(0, 12)}…)${p.vm ? ", shrunk for the kit's VM (its \"vm\" section)" : ""}`);
+  L.push(`  runs ${s.driver === "series" ? `protocol ${s.protocol}` : `the script ${s.script?.join(" ")}`}`);
+  L.push("");
+  L.push("factors:");
+  for (const f of s.factors) L.push(`  ${f.name.padEnd(10)} ${f.levels.join(" | ").padEnd(24)} ${changeText(f)}${p.boot[f.name] ? ` — this boot: ${p.boot[f.name]}` : ""}`);
+  if (s.factors.length === 0) L.push("  (none: one variant)");
+  L.push(`  within a boot: ${p.withinBoot.join(", ") || "none"}; across boots: ${p.needReboot.join(", ") || "none"}`);
+  L.push("");
+  if (s.driver === "series") {
+    L.push(`design: ${s.design.kind === "blocks" ? "randomised complete blocks" : "sequential"}, ${p.cells.length} cell${p.cells.length === 1 ? "" : "s"} × ${p.runsPerCell} runs (${p.warmup} warm-up block${p.warmup === 1 ? "" : "s"}) = ${p.totalRuns} runs`);
+    for (const c of p.cells) L.push(`  cell ${c.name}`);
+  } else L.push(`design: the script's own (${p.totalRuns} ${s.design.kind === "blocks" ? "blocks/pairs" : "runs"} as configured)`);
+  if (Object.keys(p.params).length) L.push(`parameters: ${Object.entries(p.params).map(([k, v]) => `${k}=${v}`).join(" ")}`);
+  L.push("");
+  L.push("prepare:");
+  for (const st of p.prepare) L.push(`  ${st.name}: ${st.state}`);
+  if (p.prepare.length === 0) L.push("  nothing");
+  L.push("");
+  L.push("checks:");
+  for (const c of p.checks) L.push(`  ${c.status.padEnd(7)} ${c.name}: ${c.detail}`);
+  L.push("");
+  L.push(`estimate: ${formatDuration(p.estimateSeconds)} (${p.totalRuns} runs × ${p.secondsPerRun} s${p.vm ? " + boot; under TCG expect several times longer" : ""}, preparation not included)`);
+  L.push(`record: ${p.recordDir}${existsSync(join(p.recordDir, "study-run.json")) ? " (resuming an interrupted run)" : ""}`);
+  L.push(`analysis: ${s.analysis.rule}: ${s.analysis.verdict}`);
+  const other = s.factors.find((f) => f.changes === "boot");
+  if (other && p.boot[other.name]) {
+    const rest = other.levels.filter((l) => l !== p.boot[other.name]);
+    if (rest.length) L.push(`then: reboot into ${rest.join(", ")} and run the same command again for the other level${rest.length > 1 ? "s" : ""}`);
+  }
+  return `${L.join("\n")}\n`;
+}
+
+// ---------------------------------------------------------------------------
+
+/** Variants of a cell: settings and the build; the preemption mode is put in place by beforeRun. */
+export function cellVariant(c: Cell, factors: Factor[], patchedBin: string | undefined, glibc: Field<string> = glibcVersion()): Variant {
+  const items: string[] = [];
+  // glibc before 2.41 registers a 32-byte rseq area, too small for the extension: the patch then
+  // registers its own 64-byte area, which needs glibc's registration off (as in REPRODUCE §5).
+  const gv = typeof glibc === "string" ? /(\d+)\.(\d+)/.exec(glibc) : null;
+  const oldGlibc = gv ? Number(gv[1]) < 2 || (Number(gv[1]) === 2 && Number(gv[2]) < 41) : true;
+  for (const f of factors) {
+    const level = c.levels[f.name] as string;
+    if (f.via.startsWith("setting:")) items.push(`setting:${f.via.slice(8)}=${level}`);
+    else if (f.via === "bin" && level === "patched") {
+      if (!patchedBin) throw new UserError(`cell ${c.name} needs the patched PostgreSQL build, which is not prepared`);
+      items.push(`bin=${patchedBin}`);
+      if (oldGlibc) items.push("env:GLIBC_TUNABLES=glibc.pthread.rseq=0");
+    }
+  }
+  return parseVariant(`${c.name}=${items.map((i) => i.replace(/,/g, "\\,")).join(",") || "default"}`);
+}
+
+function glibcVersion(): Field<string> {
+  try {
+    return execFileSync("getconf", ["GNU_LIBC_VERSION"], { encoding: "utf8" }).trim();
+  } catch (err) {
+    return unknown(`getconf GNU_LIBC_VERSION failed: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
+  }
+}
+
+/** The busiest other processes now (CPU % since start as ps reports it), ours left out. */
+function otherProcesses(): string {
+  const r = spawnSync("ps", ["-eo", "pid,ppid,pcpu,comm", "--sort=-pcpu", "--no-headers"], { encoding: "utf8" });
+  if (r.status !== 0) return "ps failed";
+  const mine = new Set([process.pid, process.ppid]);
+  const rows = r.stdout.trim().split("\n").map((l) => l.trim().split(/\s+/)).filter((x) => x.length >= 4);
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [pid, ppid] of rows) if (!mine.has(Number(pid)) && mine.has(Number(ppid))) { mine.add(Number(pid)); changed = true; }
+  }
+  const busy = rows.filter(([pid, , pcpu]) => !mine.has(Number(pid)) && Number(pcpu) >= 5).slice(0, 5);
+  return busy.length ? busy.map(([pid, , pcpu, comm]) => `${comm} (pid ${pid}, ${pcpu}% CPU)`).join(", ") : "no other process above 5% CPU";
+}
+
+export interface RunOptions {
+  plan: StudyPlan;
+  argv: string[];
+  log: (line: string) => void;
+  progress?: (e: ProgressEvent) => void;
+  /** Where the client programs are (default Debian's). */
+  clientBinDir?: string;
+  maxRuns?: number;
+  /** Prefix of the clusters' names (default study-NAME). */
+  clusterPrefix?: string;
+  /** Environment record for the guest side of --vm. */
+  environment?: RecordEnvelope["environment"];
+}
+
+export interface RunOutcome {
+  dir: string;
+  complete: boolean;
+  record?: RecordEnvelope;
+  analysis?: StudyAnalysisResult;
+}
+
+function timed<T>(steps: { name: string; seconds: number; state: string }[], name: string, fn: () => Promise<T>, log: (s: string) => void): Promise<T> {
+  const t0 = Date.now();
+  log(`prepare ${name}…`);
+  return fn().then((v) => {
+    const seconds = Math.round((Date.now() - t0) / 100) / 10;
+    steps.push({ name, seconds, state: "done" });
+    log(`prepare ${name}: ${seconds} s`);
+    return v;
+  });
+}
+
+/** The patched PostgreSQL 18 build: the cached one, else fetched, patched and built (minutes). */
+export async function preparePatched(): Promise<string> {
+  const cached = cachedPatchedBuild();
+  if (cached) return cached;
+  const { resolveSource } = await import("../postgres/source.js");
+  const { buildPostgres } = await import("../postgres/build.js");
+  // buildPostgres reuses a finished prefix; its result names it.
+  const src = await resolveSource({ major: "18" }, () => {});
+  const r = await buildPostgres(src, "patched", {});
+  return r.binDir;
+}
+
+const NR_HUGEPAGES = "/proc/sys/vm/nr_hugepages";
+
+function meminfoKb(key: string): number {
+  return Number(new RegExp(`^${key}:\\s+(\\d+)`, "m").exec(readText("/proc/meminfo") ?? "")?.[1] ?? "0");
+}
+
+/**
+ * Reserves enough huge pages for shared_buffers (×1.2 + 16 MiB) when fewer are free; returns the
+ * function that puts vm.nr_hugepages back. Refuses when the kernel cannot reserve them.
+ */
+export function reserveHugePages(params: Record<string, string>): () => void {
+  const sizeKb = meminfoKb("Hugepagesize");
+  const need = Math.ceil(((sizeMiB(params.shared_buffers) * 1.2 + 16) * 1024) / sizeKb);
+  const original = Number((readText(NR_HUGEPAGES) ?? "0").trim());
+  const free = meminfoKb("HugePages_Free");
+  if (free >= need) return () => {};
+  writeFileSync(NR_HUGEPAGES, String(original + need - free));
+  const got = meminfoKb("HugePages_Free");
+  const restore = () => writeFileSync(NR_HUGEPAGES, String(original));
+  if (got < need) {
+    restore();
+    throw new UserError(`${NR_HUGEPAGES}: asked for ${need} free huge pages of ${sizeKb} kB, the kernel reserved only ${got} (memory too fragmented? try again after \`echo 1 > /proc/sys/vm/compact_memory\`)`);
+  }
+  return restore;
+}
+
+/** Runs a planned study on this machine (or in the guest) and writes its record. */
+export async function runStudy(o: RunOptions): Promise<RunOutcome> {
+  const p = o.plan;
+  const s = p.study;
+  const failed = p.checks.filter((c) => c.status === "fail");
+  if (failed.length) throw new UserError(`study ${s.name}: refused before running anything:\n${failed.map((c) => `  ${c.name}: ${c.detail}`).join("\n")}`);
+  const dir = p.recordDir;
+  mkdirSync(dir, { recursive: true });
+  if (existsSync(join(dir, "record.json"))) throw new UserError(`${dir}: already holds a finished record; choose another --out`);
+  const stateFile = join(dir, "study-run.json");
+  const prior = readText(stateFile);
+  const state = prior
+    ? (JSON.parse(prior) as { started: string; argv: string[]; vm: boolean; prepare: { name: string; seconds: number; state: string }[]; sessions: number; concurrentStart: string; loadStart: number[] })
+    : { started: new Date().toISOString(), argv: o.argv, vm: p.vm, prepare: [] as { name: string; seconds: number; state: string }[], sessions: 0, concurrentStart: otherProcesses(), loadStart: loadAverage() };
+  state.sessions++;
+  const later = ((state as { laterArgv?: string[][] }).laterArgv ??= []);
+  if (prior) later.push(o.argv);
+  writeFileAtomic(stateFile, `${JSON.stringify({ ...state, study: s.name, hash: s.hash, checks: p.checks, boot: p.boot, cells: p.cells }, null, 2)}\n`);
+  if (prior) o.log(`resuming ${dir} (session ${state.sessions})`);
+
+  let patched: string | undefined;
+  if (s.factors.some((f) => f.via === "bin" && f.levels.includes("patched"))) {
+    patched = await timed(state.prepare, "patched PostgreSQL 18", preparePatched, o.log);
+  }
+  const hugeRestore = s.factors.some((f) => f.via === "setting:huge_pages" && f.levels.includes("on")) && s.requires.hugePages ? await timed(state.prepare, "huge pages", async () => reserveHugePages(p.params), o.log) : undefined;
+  let complete = false;
+  const binDirs = new Set<string>();
+  try {
+    if (s.driver === "series") {
+      const variants = p.cells.map((c) => cellVariant(c, s.factors, patched));
+      for (const v of variants) binDirs.add(v.bin ?? debianBinDir());
+      const mode = s.factors.find((f) => f.via === "preempt");
+      const original = mode ? readText(PREEMPT_FILE) : null;
+      const originalMode = original ? /\(([a-z]+)\)/.exec(original)?.[1] : undefined;
+      const modeLog: { run: string; mode: string; read: string }[] = [];
+      try {
+        const summary = await runSeries({
+          protocol: s.protocol as string,
+          variants,
+          outDir: join(dir, "series"),
+          params: Object.keys(p.params).length ? p.params : undefined,
+          runs: p.runsPerCell,
+          warmup: p.warmup,
+          design: s.design.kind,
+          seed: s.design.seed,
+          clientBinDir: o.clientBinDir,
+          clusterPrefix: o.clusterPrefix ?? `study-${s.name}`.slice(0, 24),
+          maxRuns: o.maxRuns,
+          collect: s.collectors as CollectorName[] | undefined,
+          progress: o.progress,
+          log: o.log,
+          beforeRun: mode
+            ? (run) => {
+                const c = p.cells.find((x) => x.name === run.variant) as Cell;
+                const want = c.levels[mode.name] as string;
+                writeFileSync(PREEMPT_FILE, want);
+                const read = (readText(PREEMPT_FILE) ?? "").trim();
+                if (/\(([a-z]+)\)/.exec(read)?.[1] !== want) throw new UserError(`${PREEMPT_FILE}: wrote ${want}, reads "${read}"`);
+                modeLog.push({ run: run.id, mode: want, read });
+              }
+            : undefined,
+        });
+        complete = summary.done === summary.total;
+      } finally {
+        if (mode && originalMode) writeFileSync(PREEMPT_FILE, originalMode);
+        if (modeLog.length) writeFileAtomic(join(dir, `preempt-${state.sessions}.json`), `${JSON.stringify(modeLog, null, 2)}\n`);
+      }
+    } else {
+      const out = join(dir, "out");
+      const argv = (s.script as string[]).map((a) => a.replaceAll("{out}", out));
+      mkdirSync(out, { recursive: true });
+      o.log(`running ${argv.join(" ")}`);
+      const r = spawnSync(argv[0] as string, argv.slice(1), { cwd: repoRoot(), stdio: ["ignore", "inherit", "inherit"] });
+      complete = r.status === 0;
+      binDirs.add(debianBinDir());
+    }
+  } finally {
+    if (hugeRestore) hugeRestore();
+  }
+  writeFileAtomic(stateFile, `${JSON.stringify({ ...state, study: s.name, hash: s.hash, checks: p.checks, boot: p.boot, cells: p.cells }, null, 2)}\n`);
+  if (!complete) return { dir, complete };
+
+  const host = hostInfo();
+  const k = kernelInfo();
+  const kit = kitInfo();
+  const pgs = [...binDirs].filter((b) => existsSync(join(b, "postgres"))).map((b) => postgresInfo(b));
+  const pgBuild = pgs.map((x) => (x.buildRecord ? `kit build ${x.realBinDir}` : `Debian package (${x.binDir})`)).join("; ");
+  const patchHashes = pgs.map((x) => {
+    const br = x.buildRecord as { patch?: { sha256?: string; hash?: string }; patchSha256?: string } | null;
+    return br ? (br.patchSha256 ?? br.patch?.sha256 ?? br.patch?.hash ?? JSON.stringify(br).match(/"[a-zA-Z]*[pP]atch[a-zA-Z]*":"([0-9a-f]{12,64})"/)?.[1] ?? "kit build without a patch hash") : "none (unpatched)";
+  });
+  const rows = s.driver === "series" ? seriesRows(join(dir, "series")) : [];
+  const ended = rows.length ? rows.map((r) => r.ended).sort().at(-1) as string : new Date().toISOString();
+  const modeFactor = s.factors.find((f) => f.via === "preempt");
+  const preemptMode = modeFactor
+    ? `${p.cells.map((c) => c.levels[modeFactor.name]).filter((v, i, a) => a.indexOf(v) === i).join(", ")} (a factor: written to sched/preempt before each run, preempt-N.json)`
+    : k.preempt.debugfs
+      ? `${/\(([a-z]+)\)/.exec(k.preempt.debugfs)?.[1] ?? k.preempt.debugfs} (debugfs sched/preempt)`
+      : unknown(`debugfs sched/preempt not readable; build-time model ${k.preempt.config ?? "unknown"}${k.preempt.dynamic ? " with PREEMPT_DYNAMIC" : ""}`);
+  const probe = k.sliceExtensionPrctl;
+  const record: RecordEnvelope = {
+    format: RECORD_FORMAT,
+    study: s.name,
+    title: `${s.title}${p.vm ? " (shrunk, in the kit's VM)" : ""}`,
+    environment: o.environment ?? { kind: "host", detail: `on ${host.hostname} (${release()})` },
+    design: {
+      kind: s.design.kind,
+      runsPerCell: p.runsPerCell,
+      warmup: p.warmup,
+      cells: p.cells.map((c) => c.name),
+      factors: Object.fromEntries(s.factors.map((f) => [f.name, { levels: f.levels, changes: f.changes, via: f.via }])),
+      boot: p.boot,
+      params: p.params,
+      studyFile: relative(repoRoot(), s.file),
+      studySha256: s.hash,
+      ...(s.driver === "series" ? { seriesPlan: "series/series.json" } : { script: s.script }),
+    },
+    command: state.argv,
+    kit: { commit: kit.commit ?? unknown("git rev-parse HEAD failed (not a git checkout?)"), dirty: kit.dirty ?? unknown("git status failed") },
+    host: { hostname: host.hostname, cpuModel: host.cpuModel ?? unknown("no model name in /proc/cpuinfo"), cpus: host.cpus, memoryBytes: host.memoryBytes },
+    kernel: {
+      release: k.release,
+      configSha256: k.configSha256 ?? unknown("neither /boot/config-RELEASE nor /proc/config.gz is readable"),
+      preemptMode,
+      sliceExtension: probe.available === true ? `available (${probe.detail})` : probe.available === false ? `unavailable: prctl(PR_RSEQ_SLICE_EXTENSION) ${probe.detail}` : unknown(probe.detail),
+    },
+    glibc: glibcVersion(),
+    postgres: {
+      version: pgs.length ? pgs.map((x) => x.version).join("; ") : unknown("no PostgreSQL server was used"),
+      build: pgBuild || unknown("no PostgreSQL server was used"),
+      patch: patchHashes.length ? patchHashes.join("; ") : unknown("no PostgreSQL server was used"),
+    },
+    started: state.started,
+    ended,
+    concurrent: `at the start: load ${state.loadStart.join(" ")}, ${state.concurrentStart}; at the end: load ${loadAverage().join(" ")}, ${otherProcesses()}; per-run load averages in series/results.csv`,
+    files: readdirSync(dir).filter((n) => n !== "record.json" && n !== "SHA256SUMS").sort(),
+    derivedFrom: [],
+    analysis: unknown("not analysed yet"),
+    notes: state.sessions > 1 ? [`resumed: ${state.sessions} sessions; the later ones ran ${later.map((a) => a.join(" ")).join(" | ")}`] : [],
+  };
+  writeRecord(dir, record);
+  const analysis = analyzeStudyRecord(dir, s);
+  const final = readRecord(dir);
+  final.files = readdirSync(dir).filter((n) => n !== "record.json" && n !== "SHA256SUMS").sort();
+  writeRecord(dir, final);
+  writeSums(dir);
+  return { dir, complete, record: final, analysis };
+}
+
+/** `study import DIR`: checks the record's hashes and envelope, then copies it to RUNS/<study>/<name>/. */
+export function importRecord(src: string, runsRoot: string): string {
+  const dir = resolve(src);
+  if (!existsSync(dir)) throw new UserError(`${dir}: no such directory`);
+  const rec = readRecord(dir);
+  const problems = checkSums(dir);
+  if (problems.length) throw new UserError(`${dir}: refused, the record does not match its checksums:\n${problems.map((x) => `  ${x}`).join("\n")}`);
+  const dest = join(runsRoot, rec.study, basename(dir));
+  if (existsSync(dest)) throw new UserError(`${dest}: already exists; the record was imported before (or choose another name for DIR)`);
+  mkdirSync(join(runsRoot, rec.study), { recursive: true });
+  cpSync(dir, dest, { recursive: true });
+  const again = checkSums(dest);
+  if (again.length) throw new UserError(`${dest}: the copy does not match its checksums: ${again.join("; ")}`);
+  return dest;
+}
