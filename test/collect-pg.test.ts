@@ -31,7 +31,14 @@ test("helpers: activity JSON, wait summary, /proc status, process titles", () =>
   assert.equal(s.activeBackendsMean, 1.5);
   assert.deepEqual(s.byEvent.map((e) => [e.event, e.count]), [["CPU", 2], ["LWLock:BufferContent", 1]]);
   assert.throws(() => parseActivityJson("(0 rows)"));
-  assert.deepEqual(parseStatusSwitches(readFileSync("/proc/self/status", "utf8"))!.voluntary >= 0, true);
+  // Five 10 ms sleeps of the main thread are five voluntary switches at least; the thread's count is
+  // at most the whole process's (getrusage, an independent source).
+  const before = parseStatusSwitches(readFileSync("/proc/self/status", "utf8"))!;
+  const cell = new Int32Array(new SharedArrayBuffer(4));
+  for (let i = 0; i < 5; i++) Atomics.wait(cell, 0, 0, 10);
+  const after = parseStatusSwitches(readFileSync("/proc/self/status", "utf8"))!;
+  assert.ok(after.voluntary - before.voluntary >= 5, `voluntary ${before.voluntary} → ${after.voluntary}`);
+  assert.ok(after.voluntary <= process.resourceUsage().voluntaryContextSwitches, "thread count ≤ process count");
   assert.equal(backendKind("postgres: slicelab postgres 127.0.0.1(41234) SELECT\0\0"), "client backend");
   assert.equal(backendKind("postgres: checkpointer "), "checkpointer");
   assert.equal(backendKind("postgres: logical replication launcher "), "logical replication launcher");
