@@ -126,7 +126,24 @@ const model = (root: string) =>
     JSON.parse(readFileSync(join(root, PGB), "utf8")).host.cpus,
   );
 
+/** The entries of one row of the harness-overhead table (REPRODUCE §3): ratio, CI ends, per-pair sd. */
+function overheadRow(row: string, stamp: string, ratio: string, lo: string, hi: string, sdPct: string): FigureEntry[] {
+  const record = `data/runs/overhead-20261130T${stamp}/analysis.json`;
+  return [
+    { doc: R, sentence: row, figure: `| ${ratio} |`, record, field: "tpsRatio.ratio" },
+    { doc: R, sentence: row, figure: `| ${lo}–`, record, field: "tpsRatio.ci95.0" },
+    { doc: R, sentence: row, figure: `–${hi} |`, record, field: "tpsRatio.ci95.1" },
+    { doc: R, sentence: row, figure: `| ${sdPct} |`, record, field: "tpsRatio.sdLogPerPair × 100", value: (t) => 100 * jsonField(t, "tpsRatio.sdLogPerPair") },
+  ];
+}
+
 export const FIGURES: FigureEntry[] = [
+  // §3, harness overhead: the table of records.
+  ...overheadRow("| `data/runs/overhead-20261130T064107Z` | one arm after the other (ABBA) | 16 | 0.979 | 0.934–1.026 | 8.8% | UNRESOLVED |", "064107Z", "0.979", "0.934", "1.026", "8.8%"),
+  ...overheadRow("| `data/runs/overhead-20261130T073633Z` | both arms at the same time (`--concurrent`) | 60 | 0.9913 | 0.9753–1.0075 | 6.3% | UNRESOLVED |", "073633Z", "0.9913", "0.9753", "1.0075", "6.3%"),
+  ...overheadRow("| `data/runs/overhead-20261130T090350Z` | both arms at the same time (`--concurrent`), quiet machine | 170 | 0.9944 | 0.9819–1.0069 | 8.3% | UNRESOLVED |", "090350Z", "0.9944", "0.9819", "1.0069", "8.3%"),
+  ...overheadRow("| `data/runs/overhead-20261130T100040Z` | `--concurrent --cpu 1` | 100 | 1.0005 | 0.9991–1.0018 | 0.70% | PASS |", "100040Z", "1.0005", "0.9991", "1.0018", "0.70%"),
+  ...overheadRow("| `data/runs/overhead-20261130T101918Z` | `--concurrent --cpu 1`, replication | 100 | 1.0008 | 0.9995–1.0021 | 0.68% | PASS |", "101918Z", "1.0008", "0.9995", "1.0021", "0.68%"),
   // §3, our A/A series: the full protocol.
   { doc: R, sentence: "difference B − A −2.59% (p = 0.215)", figure: "−2.59%", record: AA, field: "blocks.meanDiffPct" },
   { doc: R, sentence: "difference B − A −2.59% (p = 0.215)", figure: "p = 0.215", record: AA, field: "blocks.p" },
@@ -209,6 +226,7 @@ export const MEASURED_REGIONS: MeasuredRegion[] = [
   { doc: R, from: "- Launch order.", to: "- The earlier doubt is settled." },
   { doc: R, from: "`npm run test:e2e` runs this whole path", to: "The preemption-mode × extension design" },
   { doc: R, from: "- The kit's CPU, charged to the kit.", to: "- The kit's CPU: PASS." },
+  { doc: R, from: "| record | design | pairs | kit / by hand |", to: "- Why one CPU." },
   { doc: R, from: "Costs measured on this machine's", to: "The pgbench -S cost was first measured" },
   { doc: R, from: "The cost from measured parts", to: "The micro-benchmark (`src/micro/lhp.c`)" },
   { doc: "README.md", from: "`npm run test:e2e` runs the kernel path end to end", to: "See [REPRODUCE.md]" },
@@ -224,6 +242,7 @@ export const NOT_MEASURED: NotMeasured[] = [
   { doc: R, sentence: "far inside 0.5%.", figure: "0.5%", why: "the goal" },
   { doc: R, sentence: "can resolve 0.5% at all", figure: "0.5%", why: "the goal" },
   { doc: R, sentence: "Both are ≥ 0.99.", figure: "0.99", why: "the goal" },
+  { doc: R, sentence: "| kit / by hand | 95% CI |", figure: "95%", why: "the confidence level (table header)" },
 ];
 
 /** Markdown as the figure check reads it: ** and ` dropped, runs of whitespace as one space. */
