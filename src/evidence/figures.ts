@@ -113,6 +113,18 @@ const PGB = "data/runs/patch-cost-pgbench-20261130T065433Z/provenance.json";
 const KB = "data/runs/vm-kernel-bench/20261130T024409Z.json";
 
 const R = "REPRODUCE.md" as const;
+const DC = "data/runs/collector-overhead-2026-11-30/direct-cost.json";
+type CostSummary = { collector: string; machineSharePct: number; sampling: { meanIntervalMs: number | null }[] };
+const summaryOf = (t: string, c: string): CostSummary => {
+  const s = (json(t) as { summary: CostSummary[] }).summary.find((x) => x.collector === c);
+  if (!s) throw new Error(`no summary for ${c}`);
+  return s;
+};
+const share = (c: string) => (t: string): number => summaryOf(t, c).machineSharePct;
+const meanInterval = (c: string) => (t: string): number => {
+  const xs = summaryOf(t, c).sampling.map((x) => x.meanIntervalMs).filter((x): x is number => x !== null);
+  return xs.reduce((a, b) => a + b, 0) / xs.length;
+};
 const MC = "data/runs/micro-cost/summary.json";
 const OPS = "data/runs/lock-ops-per-txn-20261130/summary.json";
 const PGA = "data/runs/patch-cost-pgbench-20261130T065433Z/analysis.json";
@@ -212,6 +224,17 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "44.9 µs of CPU on this host", figure: "44.9", record: PGA, field: "CPUs / meanTps.baseline, µs (costModel)", value: (_t, root) => model(root).nsPerTxn / 1000 },
   { doc: R, sentence: "≤ 0.0016% with the switch off", figure: "0.0016%", record: PGA, field: "costModel offPct (with lock-ops-per-txn and micro-cost)", value: (_t, root) => model(root).offPct },
   { doc: R, sentence: "≤ 0.063% for the user-space request protocol", figure: "0.063%", record: PGA, field: "costModel protocolPct (with lock-ops-per-txn and micro-cost)", value: (_t, root) => model(root).protocolPct },
+  // §6, the collectors' direct cost.
+  { doc: R, sentence: "perf-lock and perf-profile each took 0.8% of the machine", figure: "0.8%", record: DC, field: "summary[perf-lock].machineSharePct", value: share("perf-lock") },
+  { doc: R, sentence: "perf-profile each took 0.8% of the machine, ctxsw", figure: "0.8%", record: DC, field: "summary[perf-profile].machineSharePct", value: share("perf-profile") },
+  { doc: R, sentence: "ctxsw 1.0% and pg-waits 2.2%", figure: "1.0%", record: DC, field: "summary[ctxsw].machineSharePct", value: share("ctxsw") },
+  { doc: R, sentence: "ctxsw 1.0% and pg-waits 2.2%", figure: "2.2%", record: DC, field: "summary[pg-waits].machineSharePct", value: share("pg-waits") },
+  {
+    doc: R, sentence: "three windows lie within ±9.4% of its mean", figure: "±9.4%", record: DC, field: "max over collectors of (cpuPerSecond.max − min) / 2 / mean × 100",
+    value: (t) => Math.max(...(json(t) as { summary: { cpuPerSecond: { mean: number; min: number; max: number } }[] }).summary.map((s) => (100 * (s.cpuPerSecond.max - s.cpuPerSecond.min)) / 2 / s.cpuPerSecond.mean)),
+  },
+  { doc: R, sentence: "pg-waits sampled every 379 ms on average", figure: "379 ms", record: DC, field: "mean of summary[pg-waits].sampling[].meanIntervalMs", value: meanInterval("pg-waits") },
+  { doc: R, sentence: "ctxsw every 392 ms instead of 200 ms", figure: "392 ms", record: DC, field: "mean of summary[ctxsw].sampling[].meanIntervalMs", value: meanInterval("ctxsw") },
   // Build times (README and REPRODUCE §5).
   { doc: "README.md", sentence: "a cold kernel build 755 s", figure: "755 s", record: KB, field: "builds.0.seconds" },
   { doc: "README.md", sentence: "the PostgreSQL 18 builds 2044 s (baseline)", figure: "2044 s", record: PGB, field: "buildSeconds of the baseline build", value: buildSeconds("baseline") },
@@ -230,6 +253,7 @@ export const MEASURED_REGIONS: MeasuredRegion[] = [
   { doc: R, from: "Costs measured on this machine's", to: "The pgbench -S cost was first measured" },
   { doc: R, from: "The cost from measured parts", to: "The micro-benchmark (`src/micro/lhp.c`)" },
   { doc: "README.md", from: "`npm run test:e2e` runs the kernel path end to end", to: "See [REPRODUCE.md]" },
+  { doc: R, from: "Collector costs (", to: "Collectors in the VM:" },
 ];
 
 export const NOT_MEASURED: NotMeasured[] = [
