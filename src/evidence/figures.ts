@@ -235,6 +235,10 @@ export const FIGURES: FigureEntry[] = [
   },
   { doc: R, sentence: "pg-waits sampled every 379 ms on average", figure: "379 ms", record: DC, field: "mean of summary[pg-waits].sampling[].meanIntervalMs", value: meanInterval("pg-waits") },
   { doc: R, sentence: "ctxsw every 392 ms instead of 200 ms", figure: "392 ms", record: DC, field: "mean of summary[ctxsw].sampling[].meanIntervalMs", value: meanInterval("ctxsw") },
+  // §5, the kernel bench.
+  { doc: R, sentence: "the small config in 755 s on 2 cores", figure: "755 s", record: KB, field: "builds.0.seconds" },
+  { doc: R, sentence: "36 s with a warm ccache", figure: "36 s", record: "data/runs/vm-kernel-bench/20261130T024149Z.json", field: "builds.0.seconds" },
+  { doc: R, sentence: "a boot to the command in 3.1 s (median of 3)", figure: "3.1 s", record: KB, field: "boots.medianBootToCommandS" },
   // Build times (README and REPRODUCE §5).
   { doc: "README.md", sentence: "a cold kernel build 755 s", figure: "755 s", record: KB, field: "builds.0.seconds" },
   { doc: "README.md", sentence: "the PostgreSQL 18 builds 2044 s (baseline)", figure: "2044 s", record: PGB, field: "buildSeconds of the baseline build", value: buildSeconds("baseline") },
@@ -254,6 +258,7 @@ export const MEASURED_REGIONS: MeasuredRegion[] = [
   { doc: R, from: "The cost from measured parts", to: "The micro-benchmark (`src/micro/lhp.c`)" },
   { doc: "README.md", from: "`npm run test:e2e` runs the kernel path end to end", to: "See [REPRODUCE.md]" },
   { doc: R, from: "Collector costs (", to: "Collectors in the VM:" },
+  { doc: R, from: "Recorded here (`data/runs/vm-kernel-bench/`", to: "The patched PostgreSQL under the harness inside the VM" },
 ];
 
 export const NOT_MEASURED: NotMeasured[] = [
@@ -262,6 +267,7 @@ export const NOT_MEASURED: NotMeasured[] = [
   { doc: R, sentence: "(AMD EPYC, kernel 6.18;", figure: "6.18", why: "the host kernel's version (recorded in the series' provenance.json), not a measurement" },
   { doc: R, sentence: "on this machine's 6.18 kernel", figure: "6.18", why: "the host kernel's version" },
   { doc: R, sentence: "the 7.2 VM as the difference", figure: "7.2", why: "the guest kernel's version" },
+  { doc: R, sentence: "the host's glibc 2.36 registers", figure: "2.36", why: "the glibc version" },
   { doc: R, sentence: "(upper 95% limits", figure: "95%", why: "the confidence level" },
   { doc: R, sentence: "far inside 0.5%.", figure: "0.5%", why: "the goal" },
   { doc: R, sentence: "can resolve 0.5% at all", figure: "0.5%", why: "the goal" },
