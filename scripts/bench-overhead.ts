@@ -51,6 +51,7 @@ import {
   balancedCycle,
   cpuShare,
   cpuVerdict,
+  chargeKitCpu,
   goalVerdict,
   orderEffect,
   pairedRatio,
@@ -281,12 +282,12 @@ async function main(): Promise<void> {
   // interval's lower end is multiplied by that (the upper end stays: the true cost may be nil).
   const withKitCpu = values.concurrent
     ? (() => {
-        const factor = 1 - cpu.maxPct / 100;
-        const ci95: [number, number] = [ratio.ci[0] * factor, ratio.ci[1]];
+        const charged = chargeKitCpu(ratio.ci, cpu.maxPct, GOAL_RATIO);
         return {
-          ...goalVerdict(ci95, GOAL_RATIO, "higher"),
-          ci95,
-          factor,
+          verdict: charged.verdict,
+          reason: charged.reason,
+          ci95: charged.ci95,
+          factor: charged.factor,
           note: "the concurrent interval with its lower end multiplied by (1 − max kit CPU share of one core): concurrent arms share the CPU, so the ratio itself does not see the kit's CPU",
         };
       })()

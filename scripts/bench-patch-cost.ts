@@ -611,7 +611,7 @@ async function pgbenchCpu(argv: string[]): Promise<void> {
   const arms = ["baseline", "off", "on"] as const;
   try {
     for (const c of [cb, cp]) {
-      execFileSync(join(base.binDir, "pgbench"), ["-h", "127.0.0.1", "-p", String(c.port), "-U", "slicelab", "-i", "-s", String(scale), "-q", "postgres"], { stdio: "ignore" });
+      execFileSync(join(base.binDir, "pgbench"), ["-h", c.socketDir, "-p", String(c.port), "-U", "slicelab", "-i", "-s", String(scale), "-q", "postgres"], { stdio: "ignore" });
     }
     const rng = createRng(seed);
     for (let r = 0; r < rounds + 1; r++) {
@@ -635,7 +635,7 @@ async function pgbenchCpu(argv: string[]): Promise<void> {
         const t0 = Date.now();
         const outText = execFileSync(
           join(base.binDir, "pgbench"),
-          ["-h", "127.0.0.1", "-p", String(c.port), "-U", "slicelab", "-S", "-n", "-c", "2", "-j", "2", "-t", String(Math.round(tx / 2)), "postgres"],
+          ["-h", c.socketDir, "-p", String(c.port), "-U", "slicelab", "-S", "-n", "-c", "2", "-j", "2", "-t", String(Math.round(tx / 2)), "postgres"],
           { encoding: "utf8" },
         );
         const seconds = (Date.now() - t0) / 1000;

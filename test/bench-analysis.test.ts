@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { analyzeSeries } from "../src/bench/analysis.js";
+import { analyzeSeries, designVerdict } from "../src/bench/analysis.js";
+import { compareSamples } from "../src/stats/index.js";
 import { seriesRows } from "../src/bench/series.js";
 import { repoRoot } from "../src/util/paths.js";
 import { UserError } from "../src/util/errors.js";
@@ -60,4 +61,53 @@ test("in the sequential A/A series the time split is the A/B comparison itself",
   assert.deepEqual(r.timeSplit.secondRuns, [18, 32]);
   close(r.timeSplit.meanDiffPct, r.unpaired.meanDiffPct, 1e-9);
   close(r.timeSplit.halfWidthPct, r.unpaired.halfWidthPct, 1e-9);
+});
+
+// SciPy 1.10.1 on data/runs/aa-rostedt-2023/results.csv (non-warm-up rows, paired by block):
+// ttest_rel(B, A).pvalue, and the δ (in % of mean A) where the paired t-test's power
+// 1 − nct.cdf(tc, 14, δ/se) + nct.cdf(−tc, 14, δ/se) reaches 0.8 (brentq), se = sd(B − A)/√15.
+test("the headline verdict of a block series is the paired one, with the paired detectable difference", () => {
+  const r = analyzeSeries(join(repoRoot(), "data", "runs", "aa-rostedt-2023"), { a: "A", b: "B" });
+  assert.equal(r.design, "blocks");
+  close(r.blocks.p, 0.21454550054013383, 1e-9);
+  close(r.blocks.minimumDetectableEffectPct, 6.010894273709038, 1e-6);
+  assert.equal(r.verdict.analysis, "blocks (paired)");
+  assert.equal(r.verdict.verdict, "no significant difference");
+  assert.equal(
+    r.verdict.reason,
+    "paired t over 15 blocks p = 0.2145 ≥ 0.05: B − A = -2.59% (95% CI -6.87% to +1.68%), below the 6.01% that 15 blocks detect with 80% power",
+  );
+  // Welch's (p = 0.75, 23.5%) stays the comparison's own verdict, not the headline.
+  assert.match(r.comparison.reason, /^Welch p = 0\.75\d+ ≥ 0\.05: .* below the 23\.5% that 15 \+ 15 runs detect/);
+  const seq = analyzeSeries(join(repoRoot(), "data", "runs", "aa-rostedt-2023-T20-sequential"), { a: "A", b: "B" });
+  assert.equal(seq.verdict.analysis, "unpaired (Welch)");
+  assert.equal(seq.verdict.reason, seq.comparison.reason);
+});
+
+test("designVerdict: blocks that shift together are significant paired even where Welch sees nothing", () => {
+  // B is A + 1% in every block, while the blocks themselves spread by ±40%.
+  const A = [100, 140, 60, 120, 80, 130, 70, 110];
+  const B = A.map((x, i) => x * 1.01 + (i % 2 === 0 ? 0.05 : -0.05));
+  const c = compareSamples(A, B, { resamples: 200 });
+  assert.equal(c.verdict, "no significant difference");
+  const d = B.map((b, i) => b - A[i]!);
+  const m = A.reduce((s, x) => s + x, 0) / A.length;
+  const md = d.reduce((s, x) => s + x, 0) / d.length;
+  const blocks = { n: 8, meanDiffPct: (100 * md) / m, ciPct: [0.9, 1.1] as [number, number], halfWidthPct: 0.1, df: 7, p: 1e-6, correlation: 1, sdDiffPct: 0.05, minimumDetectableEffectPct: 0.2 };
+  const v = designVerdict("blocks", { a: "A", b: "B" }, blocks, c, 0.05);
+  assert.equal(v.verdict, "B higher");
+  assert.match(v.reason, /^paired t over 8 blocks p = 1\.00e-6 < 0\.05: B − A = \+1% \(95% CI \+0\.9% to \+1\.1%\)$/);
+  assert.equal(designVerdict("sequential", { a: "A", b: "B" }, blocks, c, 0.05).verdict, "no significant difference");
+  assert.equal(designVerdict("blocks", { a: "A", b: "B" }, { ...blocks, meanDiffPct: -1, ciPct: [-1.1, -0.9] }, c, 0.05).verdict, "B lower");
+});
+
+test("the committed analysis.json of each A/A series states the design's verdict (slicelab bench analyze --write)", async () => {
+  const { readFileSync } = await import("node:fs");
+  for (const name of ["aa-rostedt-2023", "aa-rostedt-2023-T20", "aa-rostedt-2023-T20-sequential"]) {
+    const dir = join(repoRoot(), "data", "runs", name);
+    const rec = JSON.parse(readFileSync(join(dir, "analysis.json"), "utf8"));
+    const r = analyzeSeries(dir, { a: "A", b: "B" });
+    assert.deepEqual([rec.verdict, rec.reason, rec.verdictAnalysis], [r.verdict.verdict, r.verdict.reason, r.verdict.analysis], name);
+    assert.equal(rec.verdictAnalysis, rec.design === "blocks" ? "blocks (paired)" : "unpaired (Welch)", name);
+  }
 });

@@ -1,7 +1,8 @@
 // Protocol files: the kit's own load; broken ones fail with FILE:LINE and the field; parameters scale with CPUs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { repoRoot } from "../src/util/paths.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadProtocol, protocolNames, protocolsDir, resolveParams, resolveWorkloads, substitute } from "../src/bench/protocol.js";
@@ -18,6 +19,20 @@ test("every protocol of the kit loads, and the issue's protocols are there", () 
     assert.match(p.hash, /^[0-9a-f]{64}$/);
     assert.ok(p.expanded.length >= 1);
   }
+});
+
+test("protocol sources name the repository's published data, never a path of one machine", () => {
+  for (const n of protocolNames()) {
+    const src = loadProtocol(n).source ?? {};
+    for (const [k, v] of Object.entries(src)) {
+      assert.doesNotMatch(v, /(^|[\s(])\/(work|home|root|tmp|var)\//, `${n}: source.${k} holds a machine-local path: ${v}`);
+    }
+    if (src.published !== undefined) {
+      assert.match(src.published, /^data\/published\/[a-z0-9-]+\/provenance\.json$/, `${n}: source.published`);
+      assert.ok(existsSync(join(repoRoot(), src.published)), `${n}: ${src.published} exists`);
+    }
+  }
+  assert.equal(loadProtocol("rostedt-2023").source?.published, "data/published/rostedt-2023/provenance.json");
 });
 
 test("rostedt-2023 resolves to the post's command", () => {

@@ -2,9 +2,9 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { repoRoot, workDir } from "../src/util/paths.js";
 
 const prefix = `tsigint${process.pid}`;
@@ -12,19 +12,25 @@ const tag = `sigint-test-${process.pid}-${Date.now()}`;
 const tmp = mkdtempSync(join(tmpdir(), "slicelab-sigint-"));
 after(() => {
   rmSync(tmp, { recursive: true, force: true });
-  for (const d of readdirSync(join(workDir(), "clusters"))) if (d.startsWith(`${prefix}-`)) rmSync(join(workDir(), "clusters", d), { recursive: true, force: true });
+  if (existsSync(join(workDir(), "clusters"))) for (const d of readdirSync(join(workDir(), "clusters"))) if (d.startsWith(`${prefix}-`)) rmSync(join(workDir(), "clusters", d), { recursive: true, force: true });
 });
 
 /** Processes (other than `except`) whose environment carries our tag: the kit's children and grandchildren. */
-function tagged(except: number[] = []): { pid: number; cmd: string }[] {
-  const found: { pid: number; cmd: string }[] = [];
+function tagged(except: number[] = []): { pid: number; cmd: string; exe: string }[] {
+  const found: { pid: number; cmd: string; exe: string }[] = [];
   for (const d of readdirSync("/proc")) {
     if (!/^\d+$/.test(d) || except.includes(Number(d))) continue;
     try {
       if (!readFileSync(`/proc/${d}/environ`, "utf8").split("\0").includes(`SLICELAB_RUN_TAG=${tag}`)) continue;
       const stat = readFileSync(`/proc/${d}/stat`, "utf8");
       if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue; // exited, not yet reaped by PID 1
-      found.push({ pid: Number(d), cmd: readFileSync(`/proc/${d}/cmdline`, "utf8").replace(/\0/g, " ").trim() });
+      let exe = "";
+      try {
+        exe = basename(readlinkSync(`/proc/${d}/exe`));
+      } catch {
+        /* no access or gone */
+      }
+      found.push({ pid: Number(d), cmd: readFileSync(`/proc/${d}/cmdline`, "utf8").replace(/\0/g, " ").trim(), exe });
     } catch {
       /* gone meanwhile */
     }
@@ -54,17 +60,21 @@ test("SIGINT mid-run leaves no pgbench, hog or PostgreSQL process behind", { tim
   let stderr = "";
   child.stderr?.setEncoding("utf8").on("data", (d: string) => (stderr += d));
   // Wait until pgbench, the hogs and the server are all running.
-  let procs: { pid: number; cmd: string }[] = [];
+  // The server is told apart by its executable (pgbench's path also holds "postgres").
+  const isServer = (p: { exe: string }) => p.exe === "postgres";
+  const isPgbench = (p: { exe: string; cmd: string }) => p.exe === "pgbench" && p.cmd.includes("-T 60");
+  const isHog = (p: { cmd: string }) => p.cmd.startsWith("/bin/sh -c");
+  let procs: { pid: number; cmd: string; exe: string }[] = [];
   for (let i = 0; i < 600; i++) {
     procs = tagged([child.pid as number]);
-    const hasPgbench = procs.some((p) => p.cmd.includes("pgbench") && p.cmd.includes("-T 60"));
-    const hogs = procs.filter((p) => p.cmd.startsWith("/bin/sh -c")).length;
-    const postgres = procs.some((p) => p.cmd.includes("postgres"));
-    if (hasPgbench && hogs >= 4 && postgres) break; // the hog leader + 3 busy loops
+    if (procs.some(isPgbench) && procs.filter(isHog).length >= 4 && procs.some(isServer)) break; // the hog leader + 3 busy loops
     await sleep(100);
   }
-  assert.ok(procs.some((p) => p.cmd.includes("pgbench")), `pgbench never started: ${stderr}`);
-  assert.ok(procs.some((p) => /postgres/.test(p.cmd)), "no server process seen");
+  // Everything the test then expects to be stopped was really running.
+  assert.ok(procs.some(isPgbench), `pgbench never started: ${stderr}`);
+  assert.ok(procs.filter(isHog).length >= 4, `the hogs never all started: ${JSON.stringify(procs)}`);
+  assert.ok(procs.some(isServer), `no server process seen: ${JSON.stringify(procs)}`);
+  const seen = procs.filter((p) => isPgbench(p) || isHog(p) || isServer(p)).map((p) => p.pid);
   await sleep(500);
   child.kill("SIGINT");
   const code = await new Promise((r) => child.on("exit", (c) => r(c)));
@@ -76,6 +86,7 @@ test("SIGINT mid-run leaves no pgbench, hog or PostgreSQL process behind", { tim
     left = tagged();
   }
   assert.deepEqual(left, [], "processes left behind");
+  for (const pid of seen) assert.ok(!existsSync(`/proc/${pid}`) || /\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8")), `process ${pid} is still running`);
   const cdir = join(workDir(), "clusters");
   const mine = readdirSync(cdir).filter((d) => d.startsWith(`${prefix}-`));
   assert.equal(mine.length, 1);

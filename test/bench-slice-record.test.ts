@@ -1,22 +1,25 @@
 // The harness records what our PostgreSQL patch says about the time slice extension around every
 // workload (setting, status, counter changes), so a series can show whether the mechanism engaged.
-// Here (a kernel without the feature) the patched server must say "unavailable" and count no grants;
-// an unpatched server has no such record.
+// What the patched server must say follows from the kit's slice-extension probe (src/vm/slice-probe.c)
+// run on this host first: where the probe finds the extension unusable, "unavailable" and no grants;
+// where it finds it usable, "enabled". An unpatched server has no such record.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot, workDir } from "../src/util/paths.js";
 import { parseSliceCounters } from "../src/bench/series.js";
+import { buildProbe, parseProbeOutput } from "../src/vm/probe.js";
+import { expectedSliceStatus } from "../src/bench/provenance.js";
 
 const cli = join(repoRoot(), "bin", "slicelab.js");
 const prefix = `tslice${process.pid}`;
 const out = mkdtempSync(join(tmpdir(), "slicelab-slice-"));
 after(() => {
   rmSync(out, { recursive: true, force: true });
-  for (const d of readdirSync(join(workDir(), "clusters"))) if (d.startsWith(`${prefix}-`)) rmSync(join(workDir(), "clusters", d), { recursive: true, force: true });
+  if (existsSync(join(workDir(), "clusters"))) for (const d of readdirSync(join(workDir(), "clusters"))) if (d.startsWith(`${prefix}-`)) rmSync(join(workDir(), "clusters", d), { recursive: true, force: true });
 });
 
 test("parseSliceCounters reads the patch's counter line", () => {
@@ -26,7 +29,27 @@ test("parseSliceCounters reads the patch's counter line", () => {
   assert.deepEqual(parseSliceCounters(""), {});
 });
 
-test("bench run with the patched server: every workload records slice_extension setting, status and counter changes", { timeout: 3_600_000 }, () => {
+test("expectedSliceStatus: enabled where the probe could switch the extension on, unavailable where not", () => {
+  const probe = (text: string) => parseProbeOutput(text, "probe");
+  const base = "kernel_release=7.2.13\nauxv_rseq_feature_size=33\nglibc_rseq_size=32\nprctl_get_before=0\n";
+  const own = base.replace("glibc_rseq_size=32", "glibc_rseq_size=0");
+  assert.deepEqual(expectedSliceStatus(probe(`${own}prctl_set=ok\nprctl_get_after=1\n`)), { status: /^enabled/, grantsMayBeNonzero: true });
+  assert.deepEqual(expectedSliceStatus(probe(`${own.replace("glibc_rseq_size=0", "glibc_rseq_size=33")}prctl_set=ok\nprctl_get_after=1\n`)).status, /^enabled/);
+  // A 7.x kernel, but glibc 2.36's 32-byte registration: the probe re-registers, the server cannot.
+  assert.deepEqual(expectedSliceStatus(probe(`${base}prctl_set=ok\nprctl_get_after=1\n`)).status, /^unavailable: glibc's rseq registration does not cover slice_ctrl/);
+  assert.deepEqual(expectedSliceStatus(probe(`${own}prctl_set=ENOTSUPP\nprctl_get_after=0\n`)), { status: /^unavailable/, grantsMayBeNonzero: false });
+  assert.deepEqual(expectedSliceStatus(probe("kernel_release=6.18\nauxv_rseq_feature_size=32\nglibc_rseq_size=32\nprctl_get_before=EINVAL\n")), {
+    status: /^unavailable: the kernel has no rseq time slice extension/,
+    grantsMayBeNonzero: false,
+  });
+});
+
+test("bench run with the patched server: every workload records slice_extension setting, status and counter changes", { timeout: 3_600_000 }, async (t) => {
+  // What this host offers, from the probe (not from what we believe the host to be).
+  const probeBin = await buildProbe();
+  const pr = spawnSync(probeBin, [], { encoding: "utf8" });
+  const expected = expectedSliceStatus(parseProbeOutput(pr.stdout, probeBin));
+  t.diagnostic(`probe: ${pr.stdout.split("\n").filter((l) => /^(kernel_release|prctl_set|prctl_get_after)=/.test(l)).join(" ")} → expect ${expected.status}`);
   // Built once and cached (the postgres-build test builds the same prefix).
   const built = spawnSync(process.execPath, [cli, "postgres", "build", "--version", "18", "--variant", "patched", "--json"], { encoding: "utf8" });
   assert.equal(built.status, 0, built.stderr);
@@ -56,11 +79,14 @@ test("bench run with the patched server: every workload records slice_extension 
       }
       assert.ok(w.sliceExtension, `${w.workload}: no sliceExtension record`);
       assert.equal(w.sliceExtension.setting, "all");
-      // This host's kernel (6.18) lacks CONFIG_RSEQ_SLICE_EXTENSION: the patch must say so and grant nothing.
-      assert.match(w.sliceExtension.status, /^unavailable/, w.sliceExtension.status);
+      assert.match(w.sliceExtension.status, expected.status, w.sliceExtension.status);
       assert.ok("grants" in w.sliceExtension.countersDelta, JSON.stringify(w.sliceExtension.countersDelta));
-      assert.equal(w.sliceExtension.countersDelta.grants, 0);
-      assert.equal(w.sliceExtension.countersDelta.yields, 0);
+      if (!expected.grantsMayBeNonzero) {
+        assert.equal(w.sliceExtension.countersDelta.grants, 0);
+        assert.equal(w.sliceExtension.countersDelta.yields, 0);
+      } else {
+        assert.ok(w.sliceExtension.countersDelta.requests! > 0, `${w.workload}: the enabled patch made requests: ${JSON.stringify(w.sliceExtension.countersDelta)}`);
+      }
     }
   }
 });

@@ -14,9 +14,9 @@ import { backendKind, parseStatusSwitches, type CtxswResult } from "../src/colle
 
 const bin = debianBinDir(15);
 
-function pgbench(port: number, args: string[]): Promise<{ code: number | null; out: string }> {
+function pgbench(c: { socketDir: string; port: number }, args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const p = spawn(join(bin, "pgbench"), ["-h", "127.0.0.1", "-p", String(port), "-U", PG_USER, ...args, "postgres"], { stdio: ["ignore", "pipe", "pipe"] });
+    const p = spawn(join(bin, "pgbench"), ["-h", c.socketDir, "-p", String(c.port), "-U", PG_USER, ...args, "postgres"], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     p.stdout.on("data", (d) => (out += d));
     p.stderr.on("data", (d) => (out += d));
@@ -31,7 +31,14 @@ test("helpers: activity JSON, wait summary, /proc status, process titles", () =>
   assert.equal(s.activeBackendsMean, 1.5);
   assert.deepEqual(s.byEvent.map((e) => [e.event, e.count]), [["CPU", 2], ["LWLock:BufferContent", 1]]);
   assert.throws(() => parseActivityJson("(0 rows)"));
-  assert.deepEqual(parseStatusSwitches(readFileSync("/proc/self/status", "utf8"))!.voluntary >= 0, true);
+  // Five 10 ms sleeps of the main thread are five voluntary switches at least; the thread's count is
+  // at most the whole process's (getrusage, an independent source).
+  const before = parseStatusSwitches(readFileSync("/proc/self/status", "utf8"))!;
+  const cell = new Int32Array(new SharedArrayBuffer(4));
+  for (let i = 0; i < 5; i++) Atomics.wait(cell, 0, 0, 10);
+  const after = parseStatusSwitches(readFileSync("/proc/self/status", "utf8"))!;
+  assert.ok(after.voluntary - before.voluntary >= 5, `voluntary ${before.voluntary} → ${after.voluntary}`);
+  assert.ok(after.voluntary <= process.resourceUsage().voluntaryContextSwitches, "thread count ≤ process count");
   assert.equal(backendKind("postgres: slicelab postgres 127.0.0.1(41234) SELECT\0\0"), "client backend");
   assert.equal(backendKind("postgres: checkpointer "), "checkpointer");
   assert.equal(backendKind("postgres: logical replication launcher "), "logical replication launcher");
@@ -39,7 +46,7 @@ test("helpers: activity JSON, wait summary, /proc status, process titles", () =>
 
 test("pg-waits and ctxsw during pgbench -S with 4 clients", { skip: !existsSync(join(bin, "pgbench")) && `no ${bin}/pgbench` }, async () => {
   await withCluster({ binDir: bin, name: "h7-collect-test" }, async (c) => {
-    const init = await pgbench(c.port, ["-i", "-s", "1", "-q"]);
+    const init = await pgbench(c, ["-i", "-s", "1", "-q"]);
     assert.equal(init.code, 0, init.out);
     const postmasterPid = Number(readFileSync(join(c.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
     const { active, skipped } = await prepareCollectors(["pg-waits", "ctxsw"]);
@@ -49,7 +56,7 @@ test("pg-waits and ctxsw during pgbench -S with 4 clients", { skip: !existsSync(
     mkdirSync(runDir, { recursive: true });
     const ctx = { runDir, query: (sql: string) => c.query(sql), postmasterPid };
     await startCollectors(active, ctx);
-    const run = await pgbench(c.port, ["-S", "-n", "-c", "4", "-j", "2", "-T", "3"]);
+    const run = await pgbench(c, ["-S", "-n", "-c", "4", "-j", "2", "-T", "3"]);
     const outs = await stopCollectors(active, ctx);
     assert.equal(run.code, 0, run.out);
     const waits = outs[0]!.parsed as PgWaitsSummary;

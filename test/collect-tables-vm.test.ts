@@ -27,7 +27,12 @@ test("collected VM series: rseq-stats rows per run and workload, extension off r
     const rows = rseqSliceRows(dir);
     assert.ok(rows.length > 0, `${dir}: no rseq-stats output`);
     for (const r of rows) {
-      assert.ok(r.sgrant >= 0 && r.sexpir >= 0 && r.srevok >= 0 && r.syield >= 0 && r.sabort >= 0);
+      for (const k of ["sgrant", "sexpir", "srevok", "syield", "sabort"] as const) assert.ok(Number.isInteger(r[k]) && r[k] >= 0, `${dir} ${r.id}: ${k} ${r[k]}`);
+      // Two independent counters: the kernel (debugfs rseq/stats) grants no more than PostgreSQL
+      // (the patch's own counters) requested, and the patch sees no more grants than the kernel made.
+      assert.ok(r.pgRequests !== null && r.pgGrants !== null, `${dir} ${r.id}: the patch's counters were recorded`);
+      assert.ok(r.sgrant <= r.pgRequests, `${dir} ${r.id} ${r.workload}: kernel grants ${r.sgrant} > PostgreSQL requests ${r.pgRequests}`);
+      assert.ok(r.pgGrants <= r.sgrant, `${dir} ${r.id} ${r.workload}: PostgreSQL saw ${r.pgGrants} grants, the kernel made ${r.sgrant}`);
       // every grant ends one way: expired, revoked, yielded or aborted by another syscall; the
       // kernel counts the end when it happens, so a window can hold ends of grants made before it
       if (r.variant === "off") {

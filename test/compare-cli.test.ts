@@ -196,7 +196,7 @@ test("parseTpsCsv: comments, quoted fields, other columns", () => {
 test("compare SERIES_DIR: a bench series is split by its declared variants, warm-up runs left out", async () => {
   const { cpSync, mkdtempSync, readFileSync, rmSync } = await import("node:fs");
   const { tmpdir } = await import("node:os");
-  // A copy, because reading a series rewrites its tidy results.csv from the finished runs.
+  // A copy, so that a broken compare cannot touch the committed record.
   const dir = join(mkdtempSync(join(tmpdir(), "slicelab-series-")), "aa");
   cpSync(join(root, "data", "runs", "aa-rostedt-2023-T20"), dir, { recursive: true });
   try {
@@ -210,6 +210,47 @@ test("compare SERIES_DIR: a bench series is split by its declared variants, warm
     assert.deepEqual(out.inputs.b.tps, tpsOf("B"));
     assert.equal(out.inputs.a.tps.length, 15);
     assert.ok(out.inputs.a.select.includes("warmup=false"), JSON.stringify(out.inputs.a.select));
+  } finally {
+    rmSync(dirname(dir), { recursive: true, force: true });
+  }
+});
+
+test("compare SERIES_DIR writes nothing into the directory it reads; --write rewrites its tidy files", async () => {
+  const { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const dir = join(mkdtempSync(join(tmpdir(), "slicelab-series-")), "aa");
+  cpSync(join(root, "data", "runs", "aa-rostedt-2023-T20"), dir, { recursive: true });
+  const snapshot = (): Record<string, string> => {
+    const out: Record<string, string> = {};
+    const walk = (d: string): void => {
+      for (const n of readdirSync(d)) {
+        const p = join(d, n);
+        if (statSync(p).isDirectory()) walk(p);
+        else out[p.slice(dir.length)] = readFileSync(p, "latin1");
+      }
+    };
+    walk(dir);
+    return out;
+  };
+  try {
+    const fresh = readFileSync(join(dir, "results.csv"), "utf8");
+    // An out-of-date results.csv (one run's row dropped) stays as it is; the runs are compared.
+    const stale = fresh.split("\n").filter((_, i) => i !== 5).join("\n");
+    writeFileSync(join(dir, "results.csv"), stale);
+    rmSync(join(dir, "results.jsonl"));
+    const before = snapshot();
+    const r = slicelab(dir, "--json", "--resamples", "200");
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(snapshot(), before, "compare changed the series directory");
+    assert.match(r.stderr, /note: .*results\.csv is out of date; compared the finished runs \(--write rewrites it\)/);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.inputs.a.tps.length + out.inputs.b.tps.length, 30, "all finished runs, not the stale file's rows");
+    const w = slicelab(dir, "--json", "--resamples", "200", "--write");
+    assert.equal(w.status, 0, w.stderr);
+    assert.equal(readFileSync(join(dir, "results.csv"), "utf8"), fresh);
+    assert.ok(statSync(join(dir, "results.jsonl")).size > 0);
+    assert.deepEqual(JSON.parse(w.stdout).inputs, out.inputs);
+    assert.equal(slicelab(dir, "--json", "--resamples", "200").stderr, "", "no note once results.csv is up to date");
   } finally {
     rmSync(dirname(dir), { recursive: true, force: true });
   }

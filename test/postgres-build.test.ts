@@ -50,7 +50,7 @@ function stats(text: string): Record<string, number> {
 }
 
 function pgbench(c: Cluster, args: string[]): string {
-  const r = spawnSync(join(c.binDir, "pgbench"), ["-h", "127.0.0.1", "-p", String(c.port), "-U", "slicelab", ...args, "postgres"], {
+  const r = spawnSync(join(c.binDir, "pgbench"), ["-h", c.socketDir, "-p", String(c.port), "-U", "slicelab", ...args, "postgres"], {
     encoding: "utf8",
     timeout: 120_000,
   });

@@ -3,6 +3,7 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { execFileSync, spawnSync } from "node:child_process";
 import { clusterDir, startCluster, confValue, processAlive } from "../src/postgres/cluster.js";
 import { debianBinDir, majorOf } from "../src/postgres/binaries.js";
 import { ensurePgUser } from "../src/postgres/user.js";
@@ -28,7 +29,7 @@ test("a cluster starts as slicelab under the work dir with the given settings an
     assert.equal(await c.query("SHOW max_connections"), "23");
     assert.equal(await c.query("SHOW shared_buffers"), "24MB");
     assert.equal(await c.query("SHOW log_connections"), "on");
-    assert.equal(await c.query("SHOW listen_addresses"), "127.0.0.1");
+    assert.equal(await c.query("SHOW listen_addresses"), "", "no TCP address");
     assert.equal(await c.query("SHOW unix_socket_directories"), c.socketDir);
     assert.equal(await c.query("SHOW port"), String(c.port));
     assert.notEqual(c.port, 5432);
@@ -55,6 +56,48 @@ test("a cluster starts as slicelab under the work dir with the given settings an
   } finally {
     await c2.stop("immediate");
   }
+});
+
+test("another local user cannot reach the cluster (socket directory 0700, no TCP); the kit still connects", { timeout: 120_000 }, async () => {
+  const user = await ensurePgUser();
+  // A throwaway unprivileged user, removed afterwards.
+  const other = `slt${process.pid % 100000}`;
+  const add = spawnSync("useradd", ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", other], { encoding: "utf8" });
+  assert.equal(add.status, 0, add.stderr);
+  const c = await startCluster({ binDir: debianBinDir(), name: `${name}-iso` });
+  try {
+    const otherIds = {
+      uid: Number(execFileSync("id", ["-u", other], { encoding: "utf8" }).trim()),
+      gid: Number(execFileSync("id", ["-g", other], { encoding: "utf8" }).trim()),
+    };
+    const st = statSync(c.socketDir);
+    assert.equal(st.mode & 0o777, 0o700, `socket directory mode ${(st.mode & 0o777).toString(8)}`);
+    assert.equal(st.uid, user.uid);
+    const psql = join(debianBinDir(), "psql");
+    const asOther = (args: string[]) =>
+      spawnSync(psql, ["-X", "-A", "-t", "-w", "-U", "slicelab", "-d", "postgres", "-c", "SELECT current_user", ...args], {
+        ...otherIds,
+        encoding: "utf8",
+        env: { PATH: "/usr/bin:/bin", HOME: "/", PGCONNECT_TIMEOUT: "5" },
+        cwd: "/",
+      });
+    const bySocket = asOther(["-h", c.socketDir, "-p", String(c.port)]);
+    assert.notEqual(bySocket.status, 0, `another user connected through the socket: ${bySocket.stdout}`);
+    assert.match(bySocket.stderr, /Permission denied/, bySocket.stderr);
+    const byTcp = asOther(["-h", "127.0.0.1", "-p", String(c.port)]);
+    assert.notEqual(byTcp.status, 0, `another user connected over TCP: ${byTcp.stdout}`);
+    assert.match(byTcp.stderr, /Connection refused/, byTcp.stderr);
+    // The same command as root (the kit) connects.
+    const asKit = spawnSync(psql, ["-X", "-A", "-t", "-w", "-h", c.socketDir, "-p", String(c.port), "-U", "slicelab", "-d", "postgres", "-c", "SELECT current_user"], { encoding: "utf8" });
+    assert.equal(asKit.status, 0, asKit.stderr);
+    assert.equal(asKit.stdout.trim(), "slicelab");
+    assert.equal(await c.query("SELECT 1"), "1");
+  } finally {
+    await c.stop("immediate");
+    rmSync(clusterDir(`${name}-iso`), { recursive: true, force: true });
+    spawnSync("userdel", [other]);
+  }
+  assert.notEqual(spawnSync("id", [other]).status, 0, `${other} was removed`);
 });
 
 test("a second start of a running cluster is refused with a clear error", async () => {

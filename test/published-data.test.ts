@@ -1,7 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
+import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
 import { buildPublishedFiles, PUBLISHED_DIR } from "../src/published/build.js";
 import {
@@ -14,7 +15,8 @@ import {
   loadSangappa2024,
   rostedtTps,
 } from "../src/published/index.js";
-import { ParseError } from "../src/util/errors.js";
+import { ParseError, UserError } from "../src/util/errors.js";
+import { findSeed, loadVerbatimRecord, makeVerbatimRecord, seedProblems, verbatimProblems } from "../src/published/verbatim.js";
 import { unquote } from "../src/parse/text.js";
 import { repoRoot, workDir } from "../src/util/paths.js";
 
@@ -44,22 +46,68 @@ const norm = (s: string): string =>
     .replace(/\s+/g, " ")
     .trim();
 
-test("each raw excerpt is a verbatim block of its seed post", (t) => {
+test("each raw excerpt has the sha256 recorded when it was checked against its seed (no seed needed)", () => {
   for (const source of PUBLISHED_SOURCES) {
-    const p = loadProvenance(source);
-    const seed = join(root, p.seed);
-    if (!existsSync(seed)) {
-      t.diagnostic(`${p.seed} not present on this machine: verbatim check of ${source} skipped`);
-      continue;
-    }
-    const seedText = readFileSync(seed, "utf8");
-    const raws = readdirSync(join(root, PUBLISHED_DIR, source)).filter((n) => n.endsWith(".raw.txt"));
-    assert.ok(raws.length >= 1, source);
-    for (const n of raws) {
-      const raw = readFileSync(join(root, PUBLISHED_DIR, source, n), "utf8");
-      assert.ok(seedText.includes(raw), `${source}/${n} is a verbatim block of ${p.seed}`);
-    }
+    assert.deepEqual(verbatimProblems(root, source), [], source);
+    const rec = loadVerbatimRecord(root, source)!;
+    assert.equal(rec.source, source);
+    assert.equal(rec.seed.file, basename(loadProvenance(source).seed), `${source}: the record names provenance's seed`);
+    assert.ok(rec.blocks.length >= 1, source);
   }
+});
+
+test("a changed, added or dropped raw excerpt is reported against the record", () => {
+  const tmp = mkdtempSync(join(tmpdir(), "slicelab-verbatim-"));
+  try {
+    cpSync(join(root, PUBLISHED_DIR), join(tmp, PUBLISHED_DIR), { recursive: true });
+    const dir = join(tmp, PUBLISHED_DIR, "rostedt-2023");
+    const raw = loadVerbatimRecord(tmp, "rostedt-2023")!.blocks[0]!.raw;
+    writeFileSync(join(dir, raw), readFileSync(join(dir, raw), "utf8").replace(/\d/, (d) => String((Number(d) + 1) % 10)));
+    writeFileSync(join(dir, "added.raw.txt"), "not from the post\n");
+    const problems = verbatimProblems(tmp, "rostedt-2023");
+    assert.equal(problems.length, 2, problems.join("\n"));
+    assert.match(problems[0]!, new RegExp(`^${PUBLISHED_DIR}/rostedt-2023/added\\.raw\\.txt has no entry in .*verbatim\\.json: run \`node dist/scripts/record-verbatim\\.js\``));
+    assert.match(problems[1]!, new RegExp(`^${PUBLISHED_DIR}/rostedt-2023/${raw.replace(/\./g, "\\.")}: expected sha256 [0-9a-f]{64} \\(recorded when it was checked against the seed\\), found [0-9a-f]{64}$`));
+    rmSync(join(dir, raw));
+    rmSync(join(dir, "added.raw.txt"));
+    assert.deepEqual(verbatimProblems(tmp, "rostedt-2023"), [`${PUBLISHED_DIR}/rostedt-2023/verbatim.json lists ${raw}, which is not in ${PUBLISHED_DIR}/rostedt-2023`]);
+    // A seed that does not hold an excerpt: no record is made.
+    assert.throws(
+      () => makeVerbatimRecord(root, "rostedt-2023", "seed.txt", Buffer.from("some other post\n")),
+      (e: unknown) => e instanceof UserError && /^data\/published\/rostedt-2023\/\S+\.raw\.txt: expected a verbatim block of the seed seed\.txt/.test(e.message),
+    );
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+for (const source of PUBLISHED_SOURCES) {
+  test(`${source}: the seed post, where present, has the recorded hash and holds each excerpt at its recorded offset`, (t) => {
+    const p = loadProvenance(source);
+    const seed = findSeed(root, p.seed);
+    if (!seed.path) {
+      t.skip(`seed ${basename(p.seed)} not on this machine (looked in ${seed.tried.join(", ")}; set SLICELAB_SEEDS): only the recorded hashes were checked`);
+      return;
+    }
+    const text = readFileSync(seed.path);
+    assert.deepEqual(seedProblems(root, source, text), [], seed.path);
+    // The record is what record-verbatim makes from these files now.
+    assert.deepEqual(loadVerbatimRecord(root, source), makeVerbatimRecord(root, source, p.seed, text));
+    for (const n of readdirSync(join(root, PUBLISHED_DIR, source)).filter((x) => x.endsWith(".raw.txt"))) {
+      assert.ok(text.includes(readFileSync(join(root, PUBLISHED_DIR, source, n))), `${source}/${n} is a verbatim block of ${seed.path}`);
+    }
+  });
+}
+
+test("scripts/record-verbatim --check agrees where the seeds are present", (t) => {
+  const missing = PUBLISHED_SOURCES.filter((s) => !findSeed(root, loadProvenance(s).seed).path);
+  if (missing.length > 0) {
+    t.skip(`seeds of ${missing.join(", ")} not on this machine`);
+    return;
+  }
+  const r = spawnSync(process.execPath, [join(root, "dist/scripts/record-verbatim.js"), "--check"], { cwd: root, encoding: "utf8" });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, new RegExp(`^all ${PUBLISHED_SOURCES.length} verbatim records agree with the raw excerpts and seeds$`, "m"));
 });
 
 test("provenance: identifiers, and every fact quoted from a raw excerpt", () => {

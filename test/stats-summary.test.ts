@@ -26,8 +26,12 @@ test("summary() of Rostedt's posted runs reproduces his printed Average and Std 
   // His tool cut the digits instead of rounding them: rounding would print 420.6305 and 74710.0989.
   assert.equal(without.sd.toFixed(4), "420.6305");
   assert.equal(withPatch.mean.toFixed(4), "74710.0989");
-  // And it is the sample SD (n − 1): the population SD (n) would print differently.
-  assert.notEqual(printed(without.sd * Math.sqrt(14 / 15)), "420.6304");
+  // And it is the sample SD (n − 1), as NumPy computes it independently: numpy.std(x, ddof=1) =
+  // 420.6304969004874 and numpy.var(x, ddof=1) = 176930.01492275094, while the population SD
+  // (ddof=0) is 406.36766676812215, which an implementation dividing by n would return.
+  assert.ok(Math.abs(without.sd - 420.6304969004874) < 1e-9, String(without.sd));
+  assert.ok(Math.abs(variance(readTpsFile(join(dir, "rostedt-2023-unpatched.csv"))) - 176930.01492275094) < 1e-6);
+  assert.ok(Math.abs(without.sd - 406.36766676812215) > 1);
 });
 
 test("median of odd and even samples, min/max, CV", () => {

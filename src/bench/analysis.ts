@@ -1,4 +1,16 @@
-import { compareSamples, mean, sd, summary, tQuantile, tTwoSidedP, type Comparison, type Summary } from "../stats/index.js";
+import {
+  compareSamples,
+  formatP,
+  mean,
+  minimumDetectableEffectPct,
+  sd,
+  summary,
+  tQuantile,
+  tTwoSidedP,
+  type Comparison,
+  type Summary,
+  type Verdict,
+} from "../stats/index.js";
 import { UserError } from "../util/errors.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -37,12 +49,55 @@ export interface SeriesAnalysis {
   warmupExcluded: number;
   a: Summary;
   b: Summary;
-  blocks: IntervalPct & { correlation: number };
+  /**
+   * The paired analysis over blocks; `minimumDetectableEffectPct` is the smallest true difference (% of
+   * mean A) the paired t-test detects with 80% power at level alpha with these blocks.
+   */
+  blocks: IntervalPct & { correlation: number; sdDiffPct: number; minimumDetectableEffectPct: number };
   unpaired: IntervalPct;
   timeSplit: IntervalPct & { firstRuns: [number, number]; secondRuns: [number, number] };
   /** unpaired half-width / blocks half-width: > 1 when blocking narrowed the interval. */
   halfWidthRatio: number;
   comparison: Comparison;
+  /** The headline verdict, from the design's own analysis (see designVerdict). */
+  verdict: DesignVerdict;
+}
+
+export interface DesignVerdict {
+  /** "blocks (paired)" for a block design, "unpaired (Welch)" for a sequential one. */
+  analysis: "blocks (paired)" | "unpaired (Welch)";
+  verdict: Verdict;
+  reason: string;
+}
+
+const sig = (x: number, digits = 3, signed = false): string => {
+  if (!Number.isFinite(x)) return String(x);
+  const t = Number(x.toPrecision(digits)).toString();
+  return signed && x > 0 ? `+${t}` : t;
+};
+
+/**
+ * The verdict of a series by the analysis its design calls for: the paired t over blocks for a
+ * block design (each block's two runs shared the machine's state), Welch's unpaired test for a
+ * sequential one. The reason names the analysis, p, the CI and, when nothing is significant, the
+ * smallest difference that analysis detects with 80% power.
+ */
+export function designVerdict(
+  design: Design,
+  labels: { a: string; b: string },
+  blocks: SeriesAnalysis["blocks"],
+  comparison: Comparison,
+  alpha: number,
+): DesignVerdict {
+  if (design !== "blocks") return { analysis: "unpaired (Welch)", verdict: comparison.verdict, reason: comparison.reason };
+  const verdict: Verdict = blocks.p < alpha ? (blocks.meanDiffPct > 0 ? "B higher" : "B lower") : "no significant difference";
+  const ci = `${sig(100 * (1 - alpha))}% CI ${sig(blocks.ciPct[0], 3, true)}% to ${sig(blocks.ciPct[1], 3, true)}%`;
+  const head = `paired t over ${blocks.n} blocks p = ${formatP(blocks.p)} ${blocks.p < alpha ? "<" : "≥"} ${alpha}: ${labels.b} − ${labels.a} = ${sig(blocks.meanDiffPct, 3, true)}% (${ci})`;
+  const reason =
+    verdict === "no significant difference"
+      ? `${head}, below the ${sig(blocks.minimumDetectableEffectPct)}% that ${blocks.n} blocks detect with 80% power`
+      : head;
+  return { analysis: "blocks (paired)", verdict, reason };
 }
 
 function pearson(x: number[], y: number[]): number {
@@ -104,6 +159,8 @@ export function analyzeSeries(
   const tq = tQuantile(1 - alpha / 2, n - 1);
   const md = mean(d);
   const pct = (x: number) => (x / meanA) * 100;
+  // The paired test is a one-sample t on the differences: Welch's power model with a second
+  // side of zero spread has the same se (sd/√n) and df (n − 1).
   const blocks = {
     n,
     meanDiffPct: pct(md),
@@ -112,6 +169,8 @@ export function analyzeSeries(
     df: n - 1,
     p: tTwoSidedP(md / se, n - 1),
     correlation: pearson(pairs.map((p) => p.a.tps), pairs.map((p) => p.b.tps)),
+    sdDiffPct: pct(sd(d)),
+    minimumDetectableEffectPct: minimumDetectableEffectPct(sd(d), 0, n, n, meanA, alpha),
   };
   const comparison = compareSamples(A, B, { labels: [a, b], alpha });
   const unpaired = welchPct(comparison);
@@ -138,5 +197,6 @@ export function analyzeSeries(
     },
     halfWidthRatio: unpaired.halfWidthPct / blocks.halfWidthPct,
     comparison,
+    verdict: designVerdict(design, { a, b }, blocks, comparison, alpha),
   };
 }

@@ -110,6 +110,19 @@ export function goalVerdict(ci: readonly [number, number], goal: number, better:
 export const MAX_PAIRS = 1_000_000;
 
 /**
+ * The concurrent design's interval with the kit's CPU charged to the kit. Concurrent arms share the
+ * CPUs, so whatever CPU the kit takes slows the by-hand pgbench as much as its own and the ratio
+ * cannot see it: a pgbench run under the kit gets at most (1 − the kit's largest per-run share of
+ * one core) of the CPU it would otherwise have, so the lower end is multiplied by that factor (the
+ * upper end stays: the true cost may be nil). The verdict is goalVerdict's on that interval.
+ */
+export function chargeKitCpu(ci: readonly [number, number], maxKitCpuPct: number, goal: number): { verdict: GoalVerdict; reason: string; ci95: [number, number]; factor: number } {
+  const factor = 1 - maxKitCpuPct / 100;
+  const ci95: [number, number] = [ci[0] * factor, ci[1]];
+  return { ...goalVerdict(ci95, goal, "higher"), ci95, factor };
+}
+
+/**
  * Pairs needed so that a paired t interval at level alpha, with per-pair SD
  * `sdLog` (of ln ratios), excludes a goal `marginLog` away from the true mean
  * with probability `power`: the smallest n ≥ 2 with

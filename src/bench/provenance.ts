@@ -229,3 +229,32 @@ export function loadAverage(): [number, number, number] {
 export function fileSha256(path: string): string {
   return sha256(readFileSync(path));
 }
+
+/** What our patched server's `slice_extension_status` must say on a host, from the kit's probe there. */
+export interface ExpectedSliceStatus {
+  status: RegExp;
+  /** false: the patch cannot have requested or been granted anything. */
+  grantsMayBeNonzero: boolean;
+}
+
+/**
+ * The status the patch (kernel-patches/postgresql, SliceExtProbe) reports for a server started
+ * with the environment the probe ran in, following its checks in order: the kernel's prctl GET
+ * and AT_RSEQ_FEATURE_SIZE (≥ 33), then glibc's registration (it must cover slice_ctrl, or be
+ * absent, e.g. GLIBC_TUNABLES=glibc.pthread.rseq=0), then SET (the probe's own SET/GET).
+ */
+export function expectedSliceStatus(probe: {
+  prctlGetBefore: number | string;
+  auxvRseqFeatureSize: number;
+  glibcRseqSize: number;
+  sliceExtensionUsable: boolean;
+}): ExpectedSliceStatus {
+  if (typeof probe.prctlGetBefore !== "number" || probe.auxvRseqFeatureSize < 33) {
+    return { status: /^unavailable: the kernel has no rseq time slice extension/, grantsMayBeNonzero: false };
+  }
+  if (probe.glibcRseqSize > 0 && probe.glibcRseqSize < 33) {
+    return { status: /^unavailable: glibc's rseq registration does not cover slice_ctrl/, grantsMayBeNonzero: false };
+  }
+  if (probe.sliceExtensionUsable) return { status: /^enabled/, grantsMayBeNonzero: true };
+  return { status: /^unavailable/, grantsMayBeNonzero: false };
+}

@@ -226,10 +226,15 @@ function csvCell(v: unknown): string {
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+/** The text of results.csv for these rows. */
+export function tidyCsv(rows: SeriesRow[]): string {
+  return [CSV_COLUMNS.join(","), ...rows.map((r) => CSV_COLUMNS.map((c) => csvCell(r[c])).join(","))].join("\n") + "\n";
+}
+
 /** Rewrites results.csv and results.jsonl from the finished runs. */
 export function writeTidy(dir: string): SeriesRow[] {
   const rows = seriesRows(dir);
-  writeFileAtomic(join(dir, "results.csv"), [CSV_COLUMNS.join(","), ...rows.map((r) => CSV_COLUMNS.map((c) => csvCell(r[c])).join(","))].join("\n") + "\n");
+  writeFileAtomic(join(dir, "results.csv"), tidyCsv(rows));
   writeFileAtomic(join(dir, "results.jsonl"), rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : ""));
   return rows;
 }

@@ -51,9 +51,9 @@ export function summarizeOverhead(runs: OverheadRun[]): OverheadSummary[] {
   });
 }
 
-function pgbench(bin: string, port: number, args: string[]): Promise<string> {
+function pgbench(bin: string, c: { socketDir: string; port: number }, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const p = spawn(join(bin, "pgbench"), ["-h", "127.0.0.1", "-p", String(port), "-U", PG_USER, ...args, "postgres"], { stdio: ["ignore", "pipe", "pipe"] });
+    const p = spawn(join(bin, "pgbench"), ["-h", c.socketDir, "-p", String(c.port), "-U", PG_USER, ...args, "postgres"], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     p.stdout.on("data", (d) => (out += d));
     p.stderr.on("data", (d) => (out += d));
@@ -84,9 +84,9 @@ async function main(): Promise<void> {
   const runs: OverheadRun[] = [];
   const skipped: { name: string; reason: string }[] = [];
   await withCluster({ binDir: bin, name: "collect-overhead" }, async (c: Cluster) => {
-    await pgbench(bin, c.port, ["-i", "-s", "10", "-q"]);
+    await pgbench(bin, c, ["-i", "-s", "10", "-q"]);
     const postmasterPid = Number(readFileSync(join(c.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
-    const bench = async () => tpsOf(await pgbench(bin, c.port, ["-S", "-n", "-c", values.clients!, "-j", "2", "-T", values.seconds!]));
+    const bench = async () => tpsOf(await pgbench(bin, c, ["-S", "-n", "-c", values.clients!, "-j", "2", "-T", values.seconds!]));
     await bench(); // warm-up, not counted
     for (const name of names) {
       const prep = await prepareCollectors([name]);

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { UserError } from "../util/errors.js";
@@ -16,7 +16,10 @@ export interface ClusterOptions {
   settings?: Record<string, string | number | boolean>;
   /** Extra environment for the server (e.g. GLIBC_TUNABLES). */
   env?: Record<string, string>;
-  /** TCP port on 127.0.0.1; a free one is chosen when absent. */
+  /**
+   * The port number, which names the socket file (`SOCKETDIR/.s.PGSQL.PORT`); the server listens
+   * on no TCP address. A number free on 127.0.0.1 is chosen when absent.
+   */
   port?: number;
 }
 
@@ -262,8 +265,10 @@ function tail(file: string, lines = 15): string {
 
 /**
  * Creates (first time: initdb) and starts a PostgreSQL cluster under
- * workDir()/clusters/NAME as the unprivileged user `slicelab`. It listens on a
- * Unix socket in the cluster's own `sock/` directory and on 127.0.0.1:PORT only.
+ * workDir()/clusters/NAME as the unprivileged user `slicelab`. It listens only on a
+ * Unix socket in the cluster's own `sock/` directory, mode 0700 and owned by the cluster user,
+ * so that only that user and root (the kit) can connect: the cluster trusts whoever reaches
+ * the socket (initdb --auth=trust), and no TCP address is open to other local users.
  * The server log is appended to `postgres.log` in the cluster directory; settings
  * go to `slicelab.conf` in the data directory, rewritten on every start.
  * The cluster is stopped on SIGINT/SIGTERM and, as a last resort, at exit.
@@ -291,6 +296,8 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   }
   mkdirSync(socketDir, { recursive: true });
   for (const d of [join(workDir(), "clusters"), dir, socketDir]) chownSync(d, ids.uid, ids.gid);
+  // Only the cluster user (and root, the kit) may enter the socket directory: no one else connects.
+  chmodSync(socketDir, 0o700);
   const blocked = unreachableAncestor(socketDir, ids.uid, ids.gid);
   if (blocked !== undefined) {
     throw new UserError(
@@ -350,7 +357,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
 
   const port = opts.port ?? (await freePort());
   const settings: Record<string, string | number | boolean> = {
-    listen_addresses: "127.0.0.1",
+    listen_addresses: "",
     port,
     unix_socket_directories: socketDir,
     ...opts.settings,

@@ -181,8 +181,15 @@ async function analyze(argv: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UserError("bench analyze expects one series DIR");
   const dir = positionals[0] as string;
   const r = analyzeSeries(dir, { a: values.a, b: values.b, workload: values.workload });
-  const { comparison, dir: _dir, ...core } = r;
-  const record = { ...core, verdict: comparison.verdict, reason: comparison.reason };
+  const { comparison, dir: _dir, verdict, ...core } = r;
+  // The headline verdict is the design's own analysis (paired for blocks); Welch's stays beside it.
+  const record = {
+    ...core,
+    verdict: verdict.verdict,
+    reason: verdict.reason,
+    verdictAnalysis: verdict.analysis,
+    unpairedVerdict: { verdict: comparison.verdict, reason: comparison.reason },
+  };
   if (values.write) writeFileAtomic(join(dir, "analysis.json"), `${JSON.stringify(record, null, 2)}\n`);
   if (values.json) {
     printJson(record);
@@ -198,7 +205,8 @@ async function analyze(argv: string[]): Promise<number> {
       line("unpaired (sequential analysis)", r.unpaired) +
       line(`time split (runs ${r.timeSplit.firstRuns.join("–")} vs ${r.timeSplit.secondRuns.join("–")})`, r.timeSplit) +
       `  within-block correlation ${r.blocks.correlation.toFixed(2)}; unpaired/paired CI half-width ${r.halfWidthRatio.toFixed(2)}\n` +
-      (r.design === "sequential" ? "  (sequential series: the runs of A and B did not run side by side, the unpaired line is the design's analysis)\n" : ""),
+      (r.design === "sequential" ? "  (sequential series: the runs of A and B did not run side by side, the unpaired line is the design's analysis)\n" : "") +
+      `  verdict (${verdict.analysis}): ${verdict.verdict} (${verdict.reason})\n`,
   );
   return 0;
 }

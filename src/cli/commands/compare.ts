@@ -5,7 +5,7 @@ import { numberOption, parseCommandArgs, printJson } from "../args.js";
 import { ParseError, UserError, quoteFound } from "../../util/errors.js";
 import { parsePgbenchFile } from "../../parse/pgbench.js";
 import { compareSamples, formatP, type Comparison } from "../../stats/index.js";
-import { writeTidy } from "../../bench/series.js";
+import { seriesRows, tidyCsv, writeTidy } from "../../bench/series.js";
 
 const usage = `usage: slicelab compare A B [options]
        slicelab compare --a FILE… --b FILE… [options]
@@ -24,7 +24,8 @@ Each side is one or more files, each either
   - pgbench output (one or several runs per file; every "tps = …" run counts).
 A benchmark series directory (from \`slicelab bench run\`) is read as its
 results.csv split by variant (--by variant), warm-up runs left out
-(--where warmup=false).
+(--where warmup=false). It is read from the finished runs and nothing is
+written unless --write asks to rewrite its results.csv and results.jsonl.
 
 options:
   --a FILE…            the files of side A (several allowed)
@@ -39,6 +40,8 @@ options:
   --resamples N        bootstrap resamples (default 10000)
   --alpha X            significance level and 1 − confidence level (default 0.05)
   --json               print the full comparison as JSON (stable key order)
+  --write              with a series directory: rewrite its results.csv/results.jsonl
+                       from its finished runs (otherwise nothing is written)
   --help               this text
 
 examples (Rostedt 2023, the first run of each side left out as he did):
@@ -150,7 +153,12 @@ export function parseTpsCsv(text: string, file: string, where: RowFilter[] = [])
   return parseTpsCsvRows(text, file, where).map((r) => r.tps);
 }
 
+/** In-memory texts that stand for files (a series' results.csv made from its runs without writing it). */
+const virtualFiles = new Map<string, string>();
+
 function readText(file: string): string {
+  const v = virtualFiles.get(file);
+  if (v !== undefined) return v;
   try {
     return readFileSync(file, "utf8");
   } catch (err) {
@@ -354,10 +362,23 @@ function seriesVariants(dir: string): string[] {
   return (series.variants ?? []).map((v) => v.name);
 }
 
-/** The series' results.csv, rewritten from its finished runs so that it is complete. */
-function seriesResultsCsv(dir: string): string {
-  writeTidy(dir);
-  return join(dir, "results.csv");
+/**
+ * The series' results.csv as its finished runs give it. Read only: the committed file is left as it
+ * is (a note says when it is out of date) unless `write` asks to rewrite it.
+ */
+function seriesResultsCsv(dir: string, write: boolean): string {
+  const file = join(dir, "results.csv");
+  if (write) {
+    writeTidy(dir);
+    return file;
+  }
+  const text = tidyCsv(seriesRows(dir));
+  const onDisk = existsSync(file) ? readFileSync(file, "utf8") : undefined;
+  if (onDisk !== text) {
+    process.stderr.write(`note: ${file} ${onDisk === undefined ? "is missing" : "is out of date"}; compared the finished runs (--write rewrites it)\n`);
+  }
+  virtualFiles.set(file, text);
+  return file;
 }
 
 export const compareCommand: Command = {
@@ -374,6 +395,7 @@ export const compareCommand: Command = {
       where: { type: "string", multiple: true },
       "discard-first": { type: "string" },
       json: { type: "boolean" },
+      write: { type: "boolean" },
     });
     const seed = numberOption("seed", values.seed, 1);
     if (!Number.isSafeInteger(seed) || seed < 0) throw new UserError(`--seed expects a non-negative integer, got "${values.seed}"`);
@@ -396,7 +418,7 @@ export const compareCommand: Command = {
     if (seriesDirs.length > 0) {
       if (sides.explicit) throw new UserError("a series directory is split by variant; it cannot be combined with --a/--b");
       for (let i = 0; i < positionals.length; i++) {
-        if (isSeriesDir(positionals[i]!)) positionals[i] = seriesResultsCsv(positionals[i]!);
+        if (isSeriesDir(positionals[i]!)) positionals[i] = seriesResultsCsv(positionals[i]!, values.write === true);
       }
       if (by === undefined) {
         // Variants in the order the series declared them (A = the first), not the order runs happened to end.
