@@ -1,0 +1,81 @@
+/**
+ * The patch's hook code in the C harness (src/postgres/harness/): every
+ * scenario passes on the current patch (18 and 15); the defects of the old
+ * patch (kernel-patches/postgresql/v1/) show up as failing scenarios, and a
+ * patch with the re-arm removed fails again. No kernel feature needed.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseHarnessOutput, patchedTexts, runHarnessTexts, runHookHarness, v1PatchFile } from "../src/postgres/harness.js";
+import { patchFiles } from "../src/postgres/patch.js";
+import { fetchDebianSource } from "../src/postgres/source.js";
+import { ParseError } from "../src/util/errors.js";
+
+/** Scenarios that hold on the old patch too (behaviour v2 must keep). */
+const KEPT = [
+  "spinlock: request set while held, cleared at release",
+  "spinlock: a grant is given back with rseq_slice_yield at release",
+  "acquires inside a grant leave the word alone; the end yields",
+  "LWLockWakeup takes the wait list lock and releases it with its flags: balanced",
+  "slice_extension = spinlock covers spinlocks only",
+  "slice_extension = lwlock covers LWLocks only",
+  "a change of the setting while an LWLock is held stays balanced",
+];
+const DISOWN = ["LWLockDisown of the last LWLock ends the hold", "after LWLockDisown a spinlock hold is its own"];
+
+test("hook harness: every scenario passes on patch v2 (18); on v1 all but the kept-behaviour ones fail", async () => {
+  const src = await fetchDebianSource("18");
+  const v2 = await runHookHarness(src.dir, patchFiles("18")[0]!);
+  assert.equal(v2.version, "v2");
+  assert.equal(v2.scenarios.length, 26);
+  assert.deepEqual(v2.scenarios.filter((s) => s.status !== "PASS"), []);
+  // the glue came from the patched source: the hooks sit where the issue says
+  assert.deepEqual(v2.glue.pg_LockBufHdr, ["SliceExtSpinAcquired(SLICE_EXT_KIND_BUFFER_HEADER);"]);
+  assert.deepEqual(v2.glue.pg_UnlockBufHdr, ["SliceExtSpinReleased();"]);
+  assert.deepEqual(v2.glue.pg_LWLockWaitListLock, ["SliceExtSpinAcquired(SLICE_EXT_KIND_WAIT_LIST);"]);
+  assert.deepEqual(v2.glue.pg_LWLockWakeup, ["pg_LWLockWaitListLock();", "SliceExtSpinReleased();"]);
+  assert.deepEqual(v2.glue.pg_LWLockDisown, ["SliceExtLWLockReleased(num_held_lwlocks);"]);
+
+  const v1 = await runHookHarness(src.dir, v1PatchFile());
+  assert.equal(v1.version, "v1");
+  assert.deepEqual(v1.scenarios.map((s) => s.name), v2.scenarios.map((s) => s.name));
+  const failing = v1.scenarios.filter((s) => s.status === "FAIL").map((s) => s.name);
+  const expected = v2.scenarios.map((s) => s.name).filter((n) => !KEPT.includes(n));
+  assert.deepEqual(failing, expected, "every defect scenario fails on v1");
+  assert.equal(failing.length, 19);
+  assert.deepEqual(v1.scenarios.filter((s) => s.status === "PASS").map((s) => s.name), KEPT);
+});
+
+test("hook harness: patch v2 for 15 passes; the LWLockDisown scenarios are skipped because 15 has none", async () => {
+  const src = await fetchDebianSource("15");
+  assert.doesNotMatch(readFileSync(join(src.dir, "src/backend/storage/lmgr/lwlock.c"), "utf8"), /^LWLockDisown\(/m);
+  const r = await runHookHarness(src.dir, patchFiles("15")[0]!);
+  assert.deepEqual(r.scenarios.filter((s) => s.status === "FAIL"), []);
+  assert.deepEqual(r.scenarios.filter((s) => s.status === "SKIP").map((s) => s.name), DISOWN);
+  assert.equal(r.passed, 24);
+});
+
+test("hook harness: v2 with the re-arm taken out, or with LockBufHdr unhooked, fails the scenarios that need them", async () => {
+  const src = await fetchDebianSource("18");
+  const texts = await patchedTexts(src.dir, patchFiles("18")[0]!);
+  const h = "src/include/storage/slice_ext.h";
+  assert.ok(texts[h]!.includes("SliceExtRearm();"));
+  const noRearm = await runHarnessTexts({ ...texts, [h]: texts[h]!.replace("SliceExtRearm();", "(void) 0;") }, "v2 without re-arm");
+  const failed = noRearm.scenarios.filter((s) => s.status === "FAIL").map((s) => s.name);
+  assert.ok(failed.includes("second LWLock after a sleep re-arms"), failed.join("; "));
+  assert.ok(failed.includes("ten switches inside one LWLock hold: every spinlock re-arms"));
+  assert.ok(!failed.includes("LockBufHdr (BM_LOCKED) is covered"));
+  const b = "src/backend/storage/buffer/bufmgr.c";
+  const noBuf = await runHarnessTexts({ ...texts, [b]: texts[b]!.replace("SliceExtSpinAcquired(SLICE_EXT_KIND_BUFFER_HEADER);", "") }, "v2 without LockBufHdr hook");
+  const f2 = noBuf.scenarios.filter((s) => s.status === "FAIL").map((s) => s.name);
+  assert.ok(f2.includes("LockBufHdr (BM_LOCKED) is covered"), f2.join("; "));
+});
+
+test("harness output: unknown lines and a summary that disagrees are errors naming the line", () => {
+  assert.deepEqual(parseHarnessOutput("PASS a: x\nFAIL b -- why\nSKIP c -- n/a\nsummary passed=1 failed=1 skipped=1\n").scenarios.map((s) => s.status), ["PASS", "FAIL", "SKIP"]);
+  assert.throws(() => parseHarnessOutput("PASS a\nOK b\nsummary passed=1 failed=0 skipped=0\n", "out"), (e: unknown) => e instanceof ParseError && /out:2/.test(e.message));
+  assert.throws(() => parseHarnessOutput("PASS a\nsummary passed=2 failed=0 skipped=0\n", "out"), ParseError);
+  assert.throws(() => parseHarnessOutput("PASS a\n", "out"), /final summary line/);
+});
