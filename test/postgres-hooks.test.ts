@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseHarnessOutput, patchedTexts, runHarnessTexts, runHookHarness, v1PatchFile } from "../src/postgres/harness.js";
+import { parseHarnessOutput, patchedTexts, runHarnessTexts, runHookHarness, spinDelayInventory, spinDelayLoops, underTestHeader, v1PatchFile } from "../src/postgres/harness.js";
 import { patchFiles } from "../src/postgres/patch.js";
 import { fetchDebianSource } from "../src/postgres/source.js";
 import { ParseError } from "../src/util/errors.js";
@@ -71,6 +71,32 @@ test("hook harness: v2 with the re-arm taken out, or with LockBufHdr unhooked, f
   const noBuf = await runHarnessTexts({ ...texts, [b]: texts[b]!.replace("SliceExtSpinAcquired(SLICE_EXT_KIND_BUFFER_HEADER);", "") }, "v2 without LockBufHdr hook");
   const f2 = noBuf.scenarios.filter((s) => s.status === "FAIL").map((s) => s.name);
   assert.ok(f2.includes("LockBufHdr (BM_LOCKED) is covered"), f2.join("; "));
+});
+
+/** Which glue entry point covers each perform_spin_delay loop that holds a lock. */
+const COVERS: Record<string, string> = { s_lock: "pg_SpinLockAcquire", LockBufHdr: "pg_LockBufHdr", LWLockWaitListLock: "pg_LWLockWaitListLock" };
+
+test("inventory: every perform_spin_delay lock loop in 15 and 18 is covered by v2, or named in the patch with why not; v1 misses two", async () => {
+  for (const major of ["15", "18"]) {
+    const src = await fetchDebianSource(major);
+    const loops = spinDelayInventory(src.dir);
+    assert.deepEqual(Object.keys(loops).sort(), ["LWLockWaitListLock", "LockBufHdr", "WaitBufHdrUnlocked", "s_lock"], `${major}: ${JSON.stringify(loops)}`);
+    const patchText = readFileSync(patchFiles(major)[0]!, "utf8");
+    const glue = underTestHeader(await patchedTexts(src.dir, patchFiles(major)[0]!)).glue;
+    for (const [fn, entry] of Object.entries(COVERS)) {
+      assert.ok(glue[entry]!.some((c) => c.startsWith("SliceExtSpinAcquired(")), `${major}: ${fn} covered through ${entry}`);
+      assert.ok(patchText.includes(fn === "s_lock" ? "SpinLockAcquire (S_LOCK" : fn), `${major}: the patch names ${fn}`);
+    }
+    // the one left: it waits for the lock without taking it, and the patch says so
+    assert.match(patchText, /WaitBufHdrUnlocked[^.]*waits\s+for\s+a\s+buffer\s+header\s+lock\s+without\s+taking\s+it/);
+    if (major === "18") {
+      const v1 = underTestHeader(await patchedTexts(src.dir, v1PatchFile())).glue;
+      assert.deepEqual(v1.pg_LockBufHdr, []);
+      assert.deepEqual(v1.pg_LWLockWaitListLock, []);
+    }
+  }
+  // the scanner itself: a loop inside a function, a prototype and a comment do not count
+  assert.deepEqual(spinDelayLoops("static void f(void);\nvoid\ng(void)\n{\n\t/* perform_spin_delay(x) */\n\tperform_spin_delay(&d);\n}\nvoid\nh(void)\n{\n}\n"), ["g"]);
 });
 
 test("harness output: unknown lines and a summary that disagrees are errors naming the line", () => {

@@ -13,9 +13,9 @@
  * kernel-patches/postgresql/v1/ for this comparison) and the current one.
  */
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { promisify } from "node:util";
 import { ParseError, UserError } from "../util/errors.js";
 import { repoRoot } from "../util/paths.js";
@@ -258,4 +258,35 @@ export async function runHarnessTexts(texts: Record<string, string>, patchFile: 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Names of the functions (definitions at column 0) in a C text whose bodies call perform_spin_delay(). */
+export function spinDelayLoops(text: string): string[] {
+  const out: string[] = [];
+  const lines = stripComments(text).split("\n");
+  let current: string | undefined;
+  lines.forEach((l, k) => {
+    const def = /^(\w+)\(/.exec(l);
+    if (def && k > 0 && !/[;,]\s*$/.test(lines[k - 1]!) && !/;\s*$/.test(l)) current = def[1];
+    else if (l === "}") current = undefined;
+    else if (current && current !== "perform_spin_delay" && /\bperform_spin_delay\(/.test(l) && !out.includes(current)) out.push(current);
+  });
+  return out;
+}
+
+/** Every lock loop that uses perform_spin_delay() in a PostgreSQL tree: function → file. */
+export function spinDelayInventory(tree: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.[ch]$/.test(e.name)) {
+        const text = readFileSync(p, "utf8");
+        if (text.includes("perform_spin_delay(")) for (const f of spinDelayLoops(text)) out[f] = relative(tree, p);
+      }
+    }
+  };
+  for (const d of ["src", "contrib"]) if (existsSync(join(tree, d))) walk(join(tree, d));
+  return out;
 }

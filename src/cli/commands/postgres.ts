@@ -4,10 +4,14 @@ import { UserError } from "../../util/errors.js";
 import { resolveSource, type PgSource } from "../../postgres/source.js";
 import { checkPatchSeries, patchHash, readPatchSeries } from "../../postgres/patch.js";
 import { BUILD_VARIANTS, buildPostgres, type BuildVariant } from "../../postgres/build.js";
+import { runMakeCheck, utcStamp } from "../../postgres/check.js";
+import { repoRoot } from "../../util/paths.js";
+import { join } from "node:path";
 
 const usage = [
-  "usage: slicelab postgres fetch|patch|build [--version 15|18] [--source DIR|TARBALL]",
+  "usage: slicelab postgres fetch|patch|build|check [--version 15|18] [--source DIR|TARBALL]",
   "                         [--variant baseline|patched|both] [--jobs N] [--force] [--json]",
+  "                         [--setting off|spinlock|lwlock|all] [--out DIR]",
   "",
   "PostgreSQL source builds with and without the kit's time-slice-extension patch",
   "(kernel-patches/postgresql/<major>/).",
@@ -21,6 +25,11 @@ const usage = [
   "          baseline = unpatched, patched = with the patch; configure options and",
   "          the patch hash are recorded in PREFIX/slicelab-build.json. A finished",
   "          build is reused unless --force. Uses ccache when installed, make -j2.",
+  "  check   PostgreSQL's own regression suite (make check) on a fresh patched",
+  "          tree with slice_extension = --setting (default all) in pg_regress's",
+  "          --temp-config, run as the cluster user; timed; writes a small record",
+  "          (summary.json, regress.txt) to --out (default",
+  "          data/runs/pg-check/<UTC stamp>/pg<major>). Exit 1 when tests fail.",
   "",
   "options:",
   "  --version 15|18   major version to fetch from Debian (default 18)",
@@ -29,11 +38,14 @@ const usage = [
   "  --jobs N          make -jN (default 2)",
   "  --force           rebuild even when the prefix holds a finished build",
   "  --json            print the result as JSON",
+  "  --setting V       check: slice_extension for the temporary server (default all)",
+  "  --out DIR         check: record directory",
   "",
   "examples:",
   "  slicelab postgres build --version 18 --json",
   "  slicelab postgres patch --version 15",
   "  slicelab postgres build --source ~/src/postgresql-18.6.tar.bz2 --variant patched",
+  "  slicelab postgres check --version 15 --setting all",
 ].join("\n");
 
 function sourceJson(src: PgSource): Record<string, unknown> {
@@ -52,13 +64,22 @@ export const postgresCommand: Command = {
       jobs: { type: "string" },
       force: { type: "boolean" },
       json: { type: "boolean" },
+      setting: { type: "string" },
+      out: { type: "string" },
     });
     const action = positionals[0];
-    if (action === undefined || !["fetch", "patch", "build"].includes(action) || positionals.length > 1) {
-      throw new UserError(`slicelab postgres: expected one action (fetch, patch or build), found ${positionals.length === 0 ? "none" : JSON.stringify(positionals.join(" "))} (see \`slicelab postgres --help\`)`);
+    if (action === undefined || !["fetch", "patch", "build", "check"].includes(action) || positionals.length > 1) {
+      throw new UserError(`slicelab postgres: expected one action (fetch, patch, build or check), found ${positionals.length === 0 ? "none" : JSON.stringify(positionals.join(" "))} (see \`slicelab postgres --help\`)`);
     }
     if (values.version !== undefined && !/^\d+$/.test(values.version)) {
       throw new UserError(`--version: expected a major version such as 15 or 18, found ${JSON.stringify(values.version)}`);
+    }
+    const setting = values.setting ?? "all";
+    if (!["off", "spinlock", "lwlock", "all"].includes(setting)) {
+      throw new UserError(`--setting: expected off, spinlock, lwlock or all, found ${JSON.stringify(setting)}`);
+    }
+    if (action !== "check" && (values.setting !== undefined || values.out !== undefined)) {
+      throw new UserError(`--setting and --out belong to \`slicelab postgres check\`, found them with ${action}`);
     }
     const log = values.json ? () => {} : (line: string) => process.stderr.write(`slicelab postgres: ${line}\n`);
     const src = await resolveSource({ major: values.version, source: values.source }, log);
@@ -83,6 +104,15 @@ export const postgresCommand: Command = {
       if (values.json) printJson(result);
       else process.stdout.write(`${checked.patches.length} patch(es), ${checked.hunks} hunks: apply cleanly to PostgreSQL ${src.version} (${src.dir})\n`);
       return 0;
+    }
+    if (action === "check") {
+      const jobsN = values.jobs === undefined ? undefined : Number(values.jobs);
+      if (jobsN !== undefined && (!Number.isInteger(jobsN) || jobsN < 1)) throw new UserError(`--jobs: expected a positive integer, found ${JSON.stringify(values.jobs)}`);
+      const out = values.out ?? join(repoRoot(), "data", "runs", "pg-check", utcStamp(), `pg${src.major}`);
+      const rec = await runMakeCheck(src, { setting, jobs: jobsN, out, log });
+      if (values.json) printJson({ out, ...rec });
+      else process.stdout.write(`PostgreSQL ${rec.version} + patch ${rec.patch.hash}, slice_extension = ${setting}: ${rec.regress.verdict} (make check ${rec.checkSeconds} s, build ${rec.buildSeconds} s, load ${rec.host.load1Before.toFixed(1)}→${rec.host.load1After.toFixed(1)}); record ${out}\n`);
+      return rec.exitCode === 0 && rec.regress.failed === 0 ? 0 : 1;
     }
     const variantArg = values.variant ?? "both";
     let variants: BuildVariant[];
