@@ -143,7 +143,7 @@ export function glueFor(e: EntryPoint, texts: Record<string, string>): { present
 }
 
 /** under_test.h for the driver: the header, the out-of-line functions, adapters, glue. */
-export function underTestHeader(texts: Record<string, string>): { text: string; version: "v1" | "v2"; glue: Record<string, string[]> } {
+export function underTestHeader(texts: Record<string, string>, opts: { emptyGlue?: boolean } = {}): { text: string; version: "v1" | "v2"; glue: Record<string, string[]> } {
   const header = texts[SLICE_EXT_H];
   const c = texts[SLICE_EXT_C];
   if (header === undefined || c === undefined) throw new UserError("harness: the patch creates no slice_ext.h/slice_ext.c");
@@ -192,8 +192,8 @@ export function underTestHeader(texts: Record<string, string>): { text: string; 
   const order = [...ENTRY_POINTS].sort((a, b) => Number(b.glue.includes("WaitList")) - Number(a.glue.includes("WaitList")));
   for (const e of order) {
     const g = glueFor(e, texts);
-    glue[e.glue] = g.calls;
-    parts.push(g.c);
+    glue[e.glue] = opts.emptyGlue ? [] : g.calls;
+    parts.push(opts.emptyGlue ? `static void ${e.glue}(void) { ${e.pre ?? ""} }\n${e.optional ? `#define HAVE_${e.glue} ${g.present ? 1 : 0}\n` : ""}` : g.c);
   }
   return { text: parts.join("\n\n") + "\n", version: v2 ? "v2" : "v1", glue };
 }

@@ -5,13 +5,17 @@ import { resolveSource, type PgSource } from "../../postgres/source.js";
 import { checkPatchSeries, patchHash, readPatchSeries } from "../../postgres/patch.js";
 import { BUILD_VARIANTS, buildPostgres, type BuildVariant } from "../../postgres/build.js";
 import { runMakeCheck, utcStamp } from "../../postgres/check.js";
+import { measureHookCost } from "../../postgres/hook-cost.js";
+import { writeFileAtomic } from "../../util/fs.js";
+import { mkdirSync } from "node:fs";
 import { repoRoot } from "../../util/paths.js";
 import { join } from "node:path";
 
 const usage = [
-  "usage: slicelab postgres fetch|patch|build|check [--version 15|18] [--source DIR|TARBALL]",
+  "usage: slicelab postgres fetch|patch|build|check|hook-cost [--version 15|18] [--source DIR|TARBALL]",
   "                         [--variant baseline|patched|both] [--jobs N] [--force] [--json]",
   "                         [--setting off|spinlock|lwlock|all] [--out DIR]",
+  "                         [--rounds N] [--iterations N]",
   "",
   "PostgreSQL source builds with and without the kit's time-slice-extension patch",
   "(kernel-patches/postgresql/<major>/).",
@@ -30,6 +34,11 @@ const usage = [
   "          --temp-config, run as the cluster user; timed; writes a small record",
   "          (summary.json, regress.txt) to --out (default",
   "          data/runs/pg-check/<UTC stamp>/pg<major>). Exit 1 when tests fail.",
+  "  hook-cost  ns the patch's hooks add per execution on this host: the patched",
+  "          source's hook code around an uncontended lock, built with and without",
+  "          the hooks, arms none/off/all in random order per round (--rounds,",
+  "          default 100; --iterations per run, default 1000000); writes",
+  "          summary.json to --out (default data/runs/patch-cost/<UTC stamp>).",
   "",
   "options:",
   "  --version 15|18   major version to fetch from Debian (default 18)",
@@ -66,10 +75,12 @@ export const postgresCommand: Command = {
       json: { type: "boolean" },
       setting: { type: "string" },
       out: { type: "string" },
+      rounds: { type: "string" },
+      iterations: { type: "string" },
     });
     const action = positionals[0];
-    if (action === undefined || !["fetch", "patch", "build", "check"].includes(action) || positionals.length > 1) {
-      throw new UserError(`slicelab postgres: expected one action (fetch, patch, build or check), found ${positionals.length === 0 ? "none" : JSON.stringify(positionals.join(" "))} (see \`slicelab postgres --help\`)`);
+    if (action === undefined || !["fetch", "patch", "build", "check", "hook-cost"].includes(action) || positionals.length > 1) {
+      throw new UserError(`slicelab postgres: expected one action (fetch, patch, build, check or hook-cost), found ${positionals.length === 0 ? "none" : JSON.stringify(positionals.join(" "))} (see \`slicelab postgres --help\`)`);
     }
     if (values.version !== undefined && !/^\d+$/.test(values.version)) {
       throw new UserError(`--version: expected a major version such as 15 or 18, found ${JSON.stringify(values.version)}`);
@@ -78,9 +89,17 @@ export const postgresCommand: Command = {
     if (!["off", "spinlock", "lwlock", "all"].includes(setting)) {
       throw new UserError(`--setting: expected off, spinlock, lwlock or all, found ${JSON.stringify(setting)}`);
     }
-    if (action !== "check" && (values.setting !== undefined || values.out !== undefined)) {
-      throw new UserError(`--setting and --out belong to \`slicelab postgres check\`, found them with ${action}`);
-    }
+    if (action !== "check" && values.setting !== undefined) throw new UserError(`--setting belongs to \`slicelab postgres check\`, found it with ${action}`);
+    if (action !== "check" && action !== "hook-cost" && values.out !== undefined) throw new UserError(`--out belongs to check and hook-cost, found it with ${action}`);
+    const positive = (name: string, v: string | undefined, dflt: number) => {
+      if (v === undefined) return dflt;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 2) throw new UserError(`--${name}: expected an integer of at least 2, found ${JSON.stringify(v)}`);
+      return n;
+    };
+    const rounds = positive("rounds", values.rounds, 100);
+    const iterations = positive("iterations", values.iterations, 1_000_000);
+    if (action !== "hook-cost" && (values.rounds !== undefined || values.iterations !== undefined)) throw new UserError(`--rounds and --iterations belong to hook-cost, found them with ${action}`);
     const log = values.json ? () => {} : (line: string) => process.stderr.write(`slicelab postgres: ${line}\n`);
     const src = await resolveSource({ major: values.version, source: values.source }, log);
 
@@ -103,6 +122,19 @@ export const postgresCommand: Command = {
       };
       if (values.json) printJson(result);
       else process.stdout.write(`${checked.patches.length} patch(es), ${checked.hunks} hunks: apply cleanly to PostgreSQL ${src.version} (${src.dir})\n`);
+      return 0;
+    }
+    if (action === "hook-cost") {
+      const out = values.out ?? join(repoRoot(), "data", "runs", "patch-cost", utcStamp());
+      const rec = await measureHookCost(src.dir, src.major, { rounds, iterations, log });
+      mkdirSync(out, { recursive: true });
+      writeFileAtomic(join(out, "summary.json"), `${JSON.stringify(rec, null, 2)}\n`);
+      if (values.json) printJson({ out, addedNs: rec.addedNs, noneNs: rec.noneNs, host: rec.host });
+      else {
+        const f = (x: { mean: number; ci: [number, number] }) => `${x.mean.toFixed(2)} (${x.ci[0].toFixed(2)} … ${x.ci[1].toFixed(2)})`;
+        for (const p of ["spin", "nested"] as const) process.stdout.write(`${p}: ns per hook execution, switch off ${f(rec.addedNs[p].off)}, all ${f(rec.addedNs[p].all)}\n`);
+        process.stdout.write(`load ${rec.host.load1Before.toFixed(1)}→${rec.host.load1After.toFixed(1)} on ${rec.host.cpus} CPUs; record ${out}\n`);
+      }
       return 0;
     }
     if (action === "check") {
