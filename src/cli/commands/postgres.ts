@@ -6,16 +6,17 @@ import { checkPatchSeries, patchHash, readPatchSeries } from "../../postgres/pat
 import { BUILD_VARIANTS, buildPostgres, type BuildVariant } from "../../postgres/build.js";
 import { runMakeCheck, utcStamp } from "../../postgres/check.js";
 import { measureHookCost } from "../../postgres/hook-cost.js";
+import { countLockOps } from "../../postgres/lock-ops.js";
 import { writeFileAtomic } from "../../util/fs.js";
 import { mkdirSync } from "node:fs";
 import { repoRoot } from "../../util/paths.js";
 import { join } from "node:path";
 
 const usage = [
-  "usage: slicelab postgres fetch|patch|build|check|hook-cost [--version 15|18] [--source DIR|TARBALL]",
+  "usage: slicelab postgres fetch|patch|build|check|hook-cost|lock-ops [--version 15|18] [--source DIR|TARBALL]",
   "                         [--variant baseline|patched|both] [--jobs N] [--force] [--json]",
   "                         [--setting off|spinlock|lwlock|all] [--out DIR]",
-  "                         [--rounds N] [--iterations N]",
+  "                         [--rounds N] [--iterations N] [--pairs N] [--shim]",
   "",
   "PostgreSQL source builds with and without the kit's time-slice-extension patch",
   "(kernel-patches/postgresql/<major>/).",
@@ -39,6 +40,11 @@ const usage = [
   "          the hooks, arms none/off/all in random order per round (--rounds,",
   "          default 100; --iterations per run, default 1000000); writes",
   "          summary.json to --out (default data/runs/patch-cost/<UTC stamp>).",
+  "  lock-ops  covered lock operations per pgbench -S transaction, counted by the",
+  "          patched server (pg_stat_get_slice_extension) over --pairs (default 2)",
+  "          of 10 s and 30 s runs; --shim forces the probe to succeed with an",
+  "          LD_PRELOAD shim on a kernel without the feature (counts only);",
+  "          writes summary.json to --out (default data/runs/lock-ops-v2/<UTC stamp>).",
   "",
   "options:",
   "  --version 15|18   major version to fetch from Debian (default 18)",
@@ -76,11 +82,13 @@ export const postgresCommand: Command = {
       setting: { type: "string" },
       out: { type: "string" },
       rounds: { type: "string" },
+      pairs: { type: "string" },
+      shim: { type: "boolean" },
       iterations: { type: "string" },
     });
     const action = positionals[0];
-    if (action === undefined || !["fetch", "patch", "build", "check", "hook-cost"].includes(action) || positionals.length > 1) {
-      throw new UserError(`slicelab postgres: expected one action (fetch, patch, build, check or hook-cost), found ${positionals.length === 0 ? "none" : JSON.stringify(positionals.join(" "))} (see \`slicelab postgres --help\`)`);
+    if (action === undefined || !["fetch", "patch", "build", "check", "hook-cost", "lock-ops"].includes(action) || positionals.length > 1) {
+      throw new UserError(`slicelab postgres: expected one action (fetch, patch, build, check, hook-cost or lock-ops), found ${positionals.length === 0 ? "none" : JSON.stringify(positionals.join(" "))} (see \`slicelab postgres --help\`)`);
     }
     if (values.version !== undefined && !/^\d+$/.test(values.version)) {
       throw new UserError(`--version: expected a major version such as 15 or 18, found ${JSON.stringify(values.version)}`);
@@ -90,7 +98,7 @@ export const postgresCommand: Command = {
       throw new UserError(`--setting: expected off, spinlock, lwlock or all, found ${JSON.stringify(setting)}`);
     }
     if (action !== "check" && values.setting !== undefined) throw new UserError(`--setting belongs to \`slicelab postgres check\`, found it with ${action}`);
-    if (action !== "check" && action !== "hook-cost" && values.out !== undefined) throw new UserError(`--out belongs to check and hook-cost, found it with ${action}`);
+    if (action !== "check" && action !== "hook-cost" && action !== "lock-ops" && values.out !== undefined) throw new UserError(`--out belongs to check and hook-cost, found it with ${action}`);
     const positive = (name: string, v: string | undefined, dflt: number) => {
       if (v === undefined) return dflt;
       const n = Number(v);
@@ -122,6 +130,17 @@ export const postgresCommand: Command = {
       };
       if (values.json) printJson(result);
       else process.stdout.write(`${checked.patches.length} patch(es), ${checked.hunks} hunks: apply cleanly to PostgreSQL ${src.version} (${src.dir})\n`);
+      return 0;
+    }
+    if (action === "lock-ops") {
+      const pairs = values.pairs === undefined ? 2 : Number(values.pairs);
+      if (!Number.isInteger(pairs) || pairs < 1) throw new UserError(`--pairs: expected a positive integer, found ${JSON.stringify(values.pairs)}`);
+      const out = values.out ?? join(repoRoot(), "data", "runs", "lock-ops-v2", utcStamp());
+      const rec = await countLockOps(src, { pairs, shim: values.shim === true, log });
+      mkdirSync(out, { recursive: true });
+      writeFileAtomic(join(out, "summary.json"), `${JSON.stringify(rec, null, 2)}\n`);
+      if (values.json) printJson({ out, perTransaction: rec.perTransaction, shim: rec.shim });
+      else process.stdout.write(`hook executions per transaction ${rec.perTransaction.mean.hook_executions!.toFixed(2)} (${rec.perTransaction.min.hook_executions!.toFixed(2)}–${rec.perTransaction.max.hook_executions!.toFixed(2)}, ${rec.perTransaction.pairs} pairs)${rec.shim ? ", counted through the shim" : ""}; record ${out}\n`);
       return 0;
     }
     if (action === "hook-cost") {
