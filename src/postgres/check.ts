@@ -140,6 +140,8 @@ export interface CheckOptions {
   jobs?: number;
   /** Record directory (summary.json, regress.txt). */
   out: string;
+  /** CFLAGS for configure (e.g. "-O0" to build faster); PostgreSQL's default when undefined. */
+  cflags?: string;
   log?: (line: string) => void;
 }
 
@@ -168,7 +170,7 @@ export async function runMakeCheck(src: PgSource, opts: CheckOptions): Promise<C
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, LC_ALL: "C", HOME: work };
     const jobs = opts.jobs ?? Math.max(1, Math.min(2, cpus().length));
     const t0 = Date.now();
-    const configure = [`--prefix=${join(work, "prefix")}`, ...CONFIGURE_OPTIONS, `CC=${cc}`];
+    const configure = [`--prefix=${join(work, "prefix")}`, ...CONFIGURE_OPTIONS, `CC=${cc}`, ...(opts.cflags !== undefined ? [`CFLAGS=${opts.cflags}`] : [])];
     say(`configure and make -j${jobs} (log: ${log})`);
     for (const [cmd, args, what] of [
       ["./configure", configure, "configure"],

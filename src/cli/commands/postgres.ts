@@ -55,6 +55,7 @@ const usage = [
   "  --json            print the result as JSON",
   "  --setting V       check: slice_extension for the temporary server (default all)",
   "  --out DIR         check: record directory",
+  "  --cflags=FLAGS    check: CFLAGS for configure (e.g. --cflags=-O0 builds faster; recorded)",
   "",
   "examples:",
   "  slicelab postgres build --version 18 --json",
@@ -83,6 +84,7 @@ export const postgresCommand: Command = {
       out: { type: "string" },
       rounds: { type: "string" },
       pairs: { type: "string" },
+      cflags: { type: "string" },
       shim: { type: "boolean" },
       iterations: { type: "string" },
     });
@@ -97,6 +99,7 @@ export const postgresCommand: Command = {
     if (!["off", "spinlock", "lwlock", "all"].includes(setting)) {
       throw new UserError(`--setting: expected off, spinlock, lwlock or all, found ${JSON.stringify(setting)}`);
     }
+    if (action !== "check" && values.cflags !== undefined) throw new UserError(`--cflags belongs to \`slicelab postgres check\`, found it with ${action}`);
     if (action !== "check" && values.setting !== undefined) throw new UserError(`--setting belongs to \`slicelab postgres check\`, found it with ${action}`);
     if (action !== "check" && action !== "hook-cost" && action !== "lock-ops" && values.out !== undefined) throw new UserError(`--out belongs to check and hook-cost, found it with ${action}`);
     const positive = (name: string, v: string | undefined, dflt: number) => {
@@ -160,7 +163,7 @@ export const postgresCommand: Command = {
       const jobsN = values.jobs === undefined ? undefined : Number(values.jobs);
       if (jobsN !== undefined && (!Number.isInteger(jobsN) || jobsN < 1)) throw new UserError(`--jobs: expected a positive integer, found ${JSON.stringify(values.jobs)}`);
       const out = values.out ?? join(repoRoot(), "data", "runs", "pg-check", utcStamp(), `pg${src.major}`);
-      const rec = await runMakeCheck(src, { setting, jobs: jobsN, out, log });
+      const rec = await runMakeCheck(src, { setting, jobs: jobsN, out, log, cflags: values.cflags });
       if (values.json) printJson({ out, ...rec });
       else process.stdout.write(`PostgreSQL ${rec.version} + patch ${rec.patch.hash}, slice_extension = ${setting}: ${rec.regress.verdict} (make check ${rec.checkSeconds} s, build ${rec.buildSeconds} s, load ${rec.host.load1Before.toFixed(1)}→${rec.host.load1After.toFixed(1)}); record ${out}\n`);
       return rec.exitCode === 0 && rec.regress.failed === 0 ? 0 : 1;
