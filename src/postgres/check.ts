@@ -142,6 +142,8 @@ export interface CheckOptions {
   out: string;
   /** CFLAGS for configure (e.g. "-O0" to build faster); PostgreSQL's default when undefined. */
   cflags?: string;
+  /** Copy the temporary installation (relocatable) here after the check, for later counting runs. */
+  keepInstall?: string;
   log?: (line: string) => void;
 }
 
@@ -170,7 +172,9 @@ export async function runMakeCheck(src: PgSource, opts: CheckOptions): Promise<C
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, LC_ALL: "C", HOME: work };
     const jobs = opts.jobs ?? Math.max(1, Math.min(2, cpus().length));
     const t0 = Date.now();
-    const configure = [`--prefix=${join(work, "prefix")}`, ...CONFIGURE_OPTIONS, `CC=${cc}`, ...(opts.cflags !== undefined ? [`CFLAGS=${opts.cflags}`] : [])];
+    // a kept installation is configured for where it will live, so its rpath finds its libpq
+    const prefix = opts.keepInstall ?? join(work, "prefix");
+    const configure = [`--prefix=${prefix}`, ...CONFIGURE_OPTIONS, `CC=${cc}`, ...(opts.cflags !== undefined ? [`CFLAGS=${opts.cflags}`] : [])];
     say(`configure and make -j${jobs} (log: ${log})`);
     for (const [cmd, args, what] of [
       ["./configure", configure, "configure"],
@@ -210,6 +214,14 @@ export async function runMakeCheck(src: PgSource, opts: CheckOptions): Promise<C
       regress: { verdict: regress.verdict, total: regress.total, failed: regress.failed, passed: regress.tests.filter((t) => t.ok).length },
       configure,
     };
+    if (opts.keepInstall) {
+      const inst = join(tree, "tmp_install", prefix);
+      if (!existsSync(join(inst, "bin", "postgres"))) throw new UserError(`make check left no temporary installation at ${inst}`);
+      rmSync(opts.keepInstall, { recursive: true, force: true });
+      cpSync(inst, opts.keepInstall, { recursive: true });
+      writeFileAtomic(join(opts.keepInstall, "slicelab-check-install.json"), `${JSON.stringify({ from: "slicelab postgres check (temporary installation)", version: src.version, patch: patchHash(src.major), configure }, null, 2)}\n`);
+      say(`kept the temporary installation in ${opts.keepInstall}`);
+    }
     mkdirSync(opts.out, { recursive: true });
     const lines = out.split("\n").filter((l) => /^(not ok|ok)\s+\d+|\.\.\.\s+(ok|FAILED|failed)|tests (passed|failed)\.|^(test|parallel group)\b/.test(l.trim()));
     writeFileAtomic(join(opts.out, "regress.txt"), `${lines.join("\n")}\n`);

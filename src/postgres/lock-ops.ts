@@ -82,6 +82,7 @@ function pgbench(c: Cluster, args: string[]): string {
 export interface LockOpsRecord {
   kind: "slicelab-lock-ops-v2";
   version: string;
+  binDir: string;
   patch: { hash: string };
   shim: boolean;
   status: string;
@@ -94,11 +95,11 @@ export interface LockOpsRecord {
   perTransaction: ReturnType<typeof perTransaction>;
 }
 
-export async function countLockOps(src: PgSource, opts: { pairs: number; short?: number; long?: number; shim: boolean; log?: (l: string) => void }): Promise<LockOpsRecord> {
+export async function countLockOps(src: PgSource, opts: { pairs: number; short?: number; long?: number; shim: boolean; binDir?: string; log?: (l: string) => void }): Promise<LockOpsRecord> {
   const say = opts.log ?? (() => {});
   const short = opts.short ?? 10;
   const long = opts.long ?? 30;
-  const b = await buildPostgres(src, "patched", { log: say });
+  const binDir = opts.binDir ?? (await buildPostgres(src, "patched", { log: say })).binDir;
   const dir = mkdtempSync(join(tmpdir(), "slicelab-lockops-"));
   chmodSync(dir, 0o755);
   const started = new Date().toISOString();
@@ -111,7 +112,7 @@ export async function countLockOps(src: PgSource, opts: { pairs: number; short?:
       chmodSync(so, 0o755);
       env.LD_PRELOAD = so;
     }
-    return await withCluster({ binDir: b.binDir, name: `lockops${src.major}`, settings: { slice_extension: "all" }, env }, async (c) => {
+    return await withCluster({ binDir, name: `lockops${src.major}`, settings: { slice_extension: "all" }, env }, async (c) => {
       const status = await c.query("SHOW slice_extension_status");
       if (!status.startsWith("enabled")) throw new UserError(`lock-ops: the patched server says "${status}"; on a kernel without the feature use --shim`);
       say("pgbench -i -s 10");
@@ -130,6 +131,7 @@ export async function countLockOps(src: PgSource, opts: { pairs: number; short?:
       return {
         kind: "slicelab-lock-ops-v2" as const,
         version: src.version,
+        binDir,
         patch: { hash: patchHash(src.major) },
         shim: opts.shim,
         status,

@@ -56,6 +56,8 @@ const usage = [
   "  --setting V       check: slice_extension for the temporary server (default all)",
   "  --out DIR         check: record directory",
   "  --cflags=FLAGS    check: CFLAGS for configure (e.g. --cflags=-O0 builds faster; recorded)",
+  "  --keep-install DIR  check: keep the temporary installation (relocatable) in DIR",
+  "  --bin DIR         lock-ops: the patched server's bin directory (default: the kit's patched build)",
   "",
   "examples:",
   "  slicelab postgres build --version 18 --json",
@@ -85,6 +87,8 @@ export const postgresCommand: Command = {
       rounds: { type: "string" },
       pairs: { type: "string" },
       cflags: { type: "string" },
+      "keep-install": { type: "string" },
+      bin: { type: "string" },
       shim: { type: "boolean" },
       iterations: { type: "string" },
     });
@@ -139,7 +143,7 @@ export const postgresCommand: Command = {
       const pairs = values.pairs === undefined ? 2 : Number(values.pairs);
       if (!Number.isInteger(pairs) || pairs < 1) throw new UserError(`--pairs: expected a positive integer, found ${JSON.stringify(values.pairs)}`);
       const out = values.out ?? join(repoRoot(), "data", "runs", "lock-ops-v2", utcStamp());
-      const rec = await countLockOps(src, { pairs, shim: values.shim === true, log });
+      const rec = await countLockOps(src, { pairs, shim: values.shim === true, log, binDir: values.bin });
       mkdirSync(out, { recursive: true });
       writeFileAtomic(join(out, "summary.json"), `${JSON.stringify(rec, null, 2)}\n`);
       if (values.json) printJson({ out, perTransaction: rec.perTransaction, shim: rec.shim });
@@ -163,7 +167,7 @@ export const postgresCommand: Command = {
       const jobsN = values.jobs === undefined ? undefined : Number(values.jobs);
       if (jobsN !== undefined && (!Number.isInteger(jobsN) || jobsN < 1)) throw new UserError(`--jobs: expected a positive integer, found ${JSON.stringify(values.jobs)}`);
       const out = values.out ?? join(repoRoot(), "data", "runs", "pg-check", utcStamp(), `pg${src.major}`);
-      const rec = await runMakeCheck(src, { setting, jobs: jobsN, out, log, cflags: values.cflags });
+      const rec = await runMakeCheck(src, { setting, jobs: jobsN, out, log, cflags: values.cflags, keepInstall: values["keep-install"] });
       if (values.json) printJson({ out, ...rec });
       else process.stdout.write(`PostgreSQL ${rec.version} + patch ${rec.patch.hash}, slice_extension = ${setting}: ${rec.regress.verdict} (make check ${rec.checkSeconds} s, build ${rec.buildSeconds} s, load ${rec.host.load1Before.toFixed(1)}→${rec.host.load1After.toFixed(1)}); record ${out}\n`);
       return rec.exitCode === 0 && rec.regress.failed === 0 ? 0 : 1;
