@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseHarnessOutput, patchedTexts, runHarnessTexts, runHookHarness, spinDelayInventory, spinDelayLoops, underTestHeader, v1PatchFile } from "../src/postgres/harness.js";
+import { parseHarnessOutput, patchedTexts, runHarnessTexts, runHookHarness, runProbeHarness, spinDelayInventory, spinDelayLoops, underTestHeader, v1PatchFile } from "../src/postgres/harness.js";
 import { patchFiles } from "../src/postgres/patch.js";
 import { fetchDebianSource } from "../src/postgres/source.js";
 import { ParseError } from "../src/util/errors.js";
@@ -97,6 +97,24 @@ test("inventory: every perform_spin_delay lock loop in 15 and 18 is covered by v
   }
   // the scanner itself: a loop inside a function, a prototype and a comment do not count
   assert.deepEqual(spinDelayLoops("static void f(void);\nvoid\ng(void)\n{\n\t/* perform_spin_delay(x) */\n\tperform_spin_delay(&d);\n}\nvoid\nh(void)\n{\n}\n"), ["g"]);
+});
+
+test("probe harness: the real errno by name and number (ENOTSUPP 524 on a 7.x kernel without the option); v1 said \"succeeded … 33 < 33\"", async () => {
+  const src = await fetchDebianSource("18");
+  for (const major of ["18", "15"]) {
+    const s = major === "18" ? src : await fetchDebianSource("15");
+    const cases = Object.fromEntries((await runProbeHarness(await patchedTexts(s.dir, patchFiles(major)[0]!))).map((c) => [c.name, c]));
+    assert.match(cases["linux-6.x"]!.status, /prctl\(PR_RSEQ_SLICE_EXTENSION_GET\) failed: EINVAL \(errno 22\)/);
+    assert.match(cases["linux-7.x-without-option"]!.status, /failed: ENOTSUPP \(errno 524\): the kernel was built without the option/);
+    assert.doesNotMatch(cases["linux-7.x-without-option"]!.status, /succeeded|33 < 33/);
+    assert.match(cases["glibc-short-registration"]!.status, /GLIBC_TUNABLES=glibc\.pthread\.rseq=0 so that it registers its own$/, "the whole advice, not cut off");
+    assert.match(cases["own-area-set-enotsupp"]!.status, /PR_RSEQ_SLICE_EXTENSION_SET\) failed: ENOTSUPP \(errno 524\)/);
+    assert.equal(cases["own-area-enabled"]!.status, "enabled (rseq area: its own, 64 bytes)");
+    assert.deepEqual(Object.values(cases).map((c) => c.enabled), [false, false, false, false, true]);
+  }
+  const v1 = Object.fromEntries((await runProbeHarness(await patchedTexts(src.dir, v1PatchFile()))).map((c) => [c.name, c]));
+  assert.match(v1["linux-7.x-without-option"]!.status, /succeeded, AT_RSEQ_FEATURE_SIZE 33 < 33/, "the v1 defect the issue names");
+  assert.doesNotMatch(v1["glibc-short-registration"]!.status, /registers its own$/, "v1 cut the advice off at 200 bytes");
 });
 
 test("harness output: unknown lines and a summary that disagrees are errors naming the line", () => {

@@ -290,3 +290,66 @@ export function spinDelayInventory(tree: string): Record<string, string> {
   for (const d of ["src", "contrib"]) if (existsSync(join(tree, d))) walk(join(tree, d));
   return out;
 }
+
+/** The probe's kernel-facing constants and static state, and its functions, from slice_ext.c. */
+export function probeUnderTest(texts: Record<string, string>): string {
+  const header = texts[SLICE_EXT_H];
+  const c = texts[SLICE_EXT_C];
+  if (header === undefined || c === undefined) throw new UserError("harness: the patch creates no slice_ext.h/slice_ext.c");
+  const start = c.indexOf("#ifdef HAVE_SLICE_EXT\n#include <sys/auxv.h>");
+  const end = c.indexOf("#endif", c.indexOf("static uint8 own_rseq_area"));
+  if (start < 0 || end < 0) throw new ParseError(SLICE_EXT_C, 1, "the HAVE_SLICE_EXT block with the kernel constants and own_rseq_area", "none");
+  const constants = c
+    .slice(start, end)
+    .split("\n")
+    .filter((l) => !l.startsWith("#include") && !l.startsWith("#ifdef HAVE_SLICE_EXT"))
+    .join("\n");
+  const statics = ["static bool probed", "static int\tsupported_mask", "static char status["].map((p) => {
+    const line = c.split("\n").find((l) => l.startsWith(p));
+    if (!line) throw new ParseError(SLICE_EXT_C, 1, `a line starting ${JSON.stringify(p)}`, "none");
+    return line;
+  });
+  const fns = ["slice_ext_errname", "SliceExtUnavailable", "SliceExtProbe"].map((n) => extractCFunction(c, n)).filter((x): x is string => x !== undefined);
+  const v2 = header.includes("SliceExtCounters");
+  const probeCall = /^SliceExtProbe\(void\)/m.test(c) ? "SliceExtProbe()" : "SliceExtProbe(LOG)";
+  return [
+    "#define HAVE_SLICE_EXT 1",
+    header,
+    v2 ? "static SliceExtCounters local_counters;\nSliceExtState SliceExt = {.counters = &local_counters};" : "SliceExtState SliceExt;\n#define SLICE_EXT_FLUSH_EVERY 64",
+    constants,
+    ...statics,
+    ...fns,
+    `#define PROBE() ${probeCall}`,
+  ].join("\n\n") + "\n";
+}
+
+export interface ProbeCase {
+  name: string;
+  status: string;
+  enabled: boolean;
+}
+
+/** Compiles and runs the probe harness on patched texts; one result per faked kernel/glibc case. */
+export async function runProbeHarness(texts: Record<string, string>): Promise<ProbeCase[]> {
+  const dir = mkdtempSync(join(tmpdir(), "slicelab-probe-"));
+  try {
+    writeFileSync(join(dir, "probe_under_test.h"), probeUnderTest(texts));
+    const bin = join(dir, "probe");
+    try {
+      await run("gcc", ["-std=gnu11", "-O1", "-w", "-I", dir, "-o", bin, join(repoRoot(), "src", "postgres", "harness", "probe.c")], { maxBuffer: 1 << 24 });
+    } catch (err) {
+      throw new UserError(`the probe harness does not compile: ${((err as { stderr?: string }).stderr ?? "").split("\n").slice(0, 8).join(" / ")}`);
+    }
+    const { stdout } = await run(bin, []);
+    return stdout
+      .trim()
+      .split("\n")
+      .map((l, i) => {
+        const m = /^CASE ([^|]+)\|(.*)\|([01])$/.exec(l);
+        if (!m) throw new ParseError(`${bin} output`, i + 1, "CASE name|status|0 or 1", JSON.stringify(l));
+        return { name: m[1]!, status: m[2]!, enabled: m[3] === "1" };
+      });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
