@@ -40,14 +40,25 @@ function auxvFeatureSize(): number {
 }
 const kernelHasFeature = auxvFeatureSize() >= 33;
 
-const STATS_RE = /^requests=(\d+) spinlock=(\d+) lwlock=(\d+) grants=(\d+) yields=(\d+) revoked=(\d+)$/;
-
-function stats(text: string): Record<string, number> {
-  const m = STATS_RE.exec(text);
-  assert.ok(m, `slice_extension_stats: ${JSON.stringify(text)}`);
-  const [requests, spinlock, lwlock, grants, yields, revoked] = m.slice(1).map(Number) as number[];
-  return { requests: requests!, spinlock: spinlock!, lwlock: lwlock!, grants: grants!, yields: yields!, revoked: revoked! };
+/** pg_stat_get_slice_extension() as an object (patch v2: counters are a function's row, not a setting). */
+async function stats(c: Cluster): Promise<Record<string, number | string | null>> {
+  return JSON.parse(await c.query("SELECT row_to_json(s)::text FROM pg_stat_get_slice_extension() s")) as Record<string, number | string | null>;
 }
+
+const COUNTER_COLUMNS = [
+  "acquires_spinlock",
+  "acquires_buffer_header",
+  "acquires_wait_list",
+  "acquires_lwlock",
+  "holds_spinlock",
+  "holds_buffer_header",
+  "holds_wait_list",
+  "holds_lwlock",
+  "rearmed",
+  "granted_yielded",
+  "granted_expired",
+  "dropped_without_grant",
+];
 
 function pgbench(c: Cluster, args: string[]): string {
   const r = spawnSync(join(c.binDir, "pgbench"), ["-h", c.socketDir, "-p", String(c.port), "-U", "slicelab", ...args, "postgres"], {
@@ -80,6 +91,8 @@ test("baseline and patched are built from the same source; the record says how",
   }
   const symbols = (b: BuildResult) => execFileSync("nm", [join(b.binDir, "postgres")], { encoding: "utf8", maxBuffer: 1 << 26 });
   assert.match(symbols(patched), / T SliceExtRelinquish$/m);
+  assert.match(symbols(patched), / T SliceExtRearm$/m);
+  assert.match(symbols(patched), / T pg_stat_get_slice_extension$/m);
   assert.doesNotMatch(symbols(baseline), /SliceExt/);
 });
 
@@ -90,7 +103,8 @@ test("patched server: the GUC switches with SET and reload; status and counters 
     const status = await c.query("SHOW slice_extension_status");
     const unavailableLines = logSinceStart(c).filter((l) => l.includes("time slice extensions are unavailable"));
     if (!kernelHasFeature) {
-      assert.match(status, /^unavailable: the kernel has no rseq time slice extension \(prctl\(PR_RSEQ_SLICE_EXTENSION\): EINVAL/);
+      // the real errno, by name and number (v1 printed "succeeded" for anything but EINVAL)
+      assert.match(status, /^unavailable: the kernel has no rseq time slice extension \(prctl\(PR_RSEQ_SLICE_EXTENSION_GET\) failed: EINVAL \(errno 22\): the kernel does not know the request\)/);
       assert.equal(unavailableLines.length, 1, "exactly one log line, from the postmaster");
       assert.match(unavailableLines[0]!, /LOG: {2}time slice extensions are unavailable, slice_extension has no effect: the kernel has no rseq/);
     } else {
@@ -100,6 +114,9 @@ test("patched server: the GUC switches with SET and reload; status and counters 
     }
 
     assert.equal(await c.query("SET slice_extension = lwlock; SHOW slice_extension"), "lwlock");
+    // on/true/yes/1 mean all (v1 knew only the off spellings)
+    for (const v of ["on", "true", "yes", "1"]) assert.equal(await c.query(`SET slice_extension = ${v}; SHOW slice_extension`), "all", v);
+    for (const v of ["off", "false", "no", "0"]) assert.equal(await c.query(`SET slice_extension = ${v}; SHOW slice_extension`), "off", v);
     assert.equal(await c.query("SHOW slice_extension"), "all", "SET lasts for its session only");
     await assert.rejects(c.query("SET slice_extension = sometimes"), (err: unknown) => {
       assert.ok(err instanceof UserError);
@@ -118,18 +135,29 @@ test("patched server: the GUC switches with SET and reload; status and counters 
     await c.query("ALTER SYSTEM RESET slice_extension");
     await c.query("SELECT pg_reload_conf()");
 
-    const before = stats(await c.query("SHOW slice_extension_stats"));
+    const before = await stats(c);
+    assert.deepEqual(Object.keys(before), [...COUNTER_COLUMNS, "stats_reset"]);
+    assert.equal(before.stats_reset, null, "never reset");
     pgbench(c, ["-i", "-s", "1", "-q"]);
     const out = pgbench(c, ["-S", "-c", "4", "-j", "2", "-T", "2"]);
     assert.match(out, /number of failed transactions: 0/);
-    const after = stats(await c.query("SHOW slice_extension_stats"));
+    const after = await stats(c);
     if (!kernelHasFeature) {
       // unchanged behaviour: the hooks never engaged
       assert.deepEqual(after, before);
-      assert.equal(after.requests, 0);
+      for (const k of COUNTER_COLUMNS) assert.equal(after[k], 0, k);
     }
-    assert.equal(after.requests, after.spinlock + after.lwlock);
-    assert.ok(after.yields <= after.grants);
+    for (const kind of ["spinlock", "buffer_header", "wait_list", "lwlock"]) {
+      assert.ok((after[`holds_${kind}`] as number) <= (after[`acquires_${kind}`] as number), kind);
+    }
+    // reset: superuser only; afterwards the counters read zero and the time is set
+    await c.query("DROP ROLE IF EXISTS t_plain; CREATE ROLE t_plain LOGIN");
+    await assert.rejects(c.query("SET ROLE t_plain; SELECT pg_stat_reset_slice_extension()"), /permission denied to reset time slice extension counters/);
+    await c.query("SELECT pg_stat_reset_slice_extension()");
+    const reset = await stats(c);
+    for (const k of COUNTER_COLUMNS) assert.equal(reset[k], 0, k);
+    assert.match(String(reset.stats_reset), /^\d{4}-\d{2}-\d{2}T/);
+    await assert.rejects(c.query("SHOW slice_extension_stats"), /unrecognized configuration parameter "slice_extension_stats"/);
   });
 });
 
@@ -144,11 +172,23 @@ test("patched server with GLIBC_TUNABLES=glibc.pthread.rseq=0: enabled on a kern
       }
       assert.match(status, /^enabled \(rseq area: its own, 64 bytes\)$/);
       pgbench(c, ["-S", "-c", "4", "-j", "2", "-T", "2"]);
-      const s = stats(await c.query("SHOW slice_extension_stats"));
-      assert.ok(s.spinlock > 0, "spinlock requests counted");
-      assert.equal(s.lwlock, 0, "slice_extension = spinlock asks for nothing around LWLocks");
+      const s = await stats(c);
+      assert.ok((s.holds_spinlock as number) > 0, "spinlock holds counted");
+      assert.ok((s.acquires_buffer_header as number) > 0, "buffer header locks covered");
+      assert.equal(s.acquires_lwlock, 0, "slice_extension = spinlock asks for nothing around LWLocks");
     },
   );
+});
+
+test("patched server with slice_extension = off: probed and registered at startup like the other arms, logged at DEBUG1 only", async () => {
+  await withCluster({ binDir: patched.binDir, name: "t-slice18" }, async (c) => {
+    assert.equal(await c.query("SHOW slice_extension"), "off");
+    const status = await c.query("SHOW slice_extension_status");
+    // v1 said "not probed (slice_extension has been off)": its off arm ran without the registration
+    if (!kernelHasFeature) assert.match(status, /^unavailable: the kernel has no rseq time slice extension/);
+    else assert.match(status, /^(enabled|unavailable: glibc's rseq registration)/);
+    assert.equal(logSinceStart(c).filter((l) => l.includes("time slice extensions")).length, 0, "no LOG line when the setting is off");
+  });
 });
 
 test("the baseline server knows no slice_extension", async () => {

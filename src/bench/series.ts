@@ -111,7 +111,7 @@ export interface SliceExtensionRecord {
   setting: string;
   /** `slice_extension_status`: "enabled (…)" or "unavailable: why". */
   status: string;
-  /** `slice_extension_stats` counters after the run minus before (requests, grants, yields, revoked, …). */
+  /** Counters after the run minus before: patch v1's `slice_extension_stats` (requests, grants, yields, revoked, …) or v2's pg_stat_get_slice_extension() columns (acquires_*, holds_*, rearmed, granted_yielded, granted_expired, dropped_without_grant). */
   countersDelta: Record<string, number>;
 }
 
@@ -122,6 +122,14 @@ export async function sliceExtensionSettings(cluster: Cluster, db: string): Prom
   for (const line of out.split("\n")) {
     const eq = line.indexOf("=");
     if (eq > 0) settings[line.slice(0, eq)] = line.slice(eq + 1);
+  }
+  // patch v2 reads its counters with a function, not a setting: the same `k=v …` text
+  if (settings.slice_extension !== undefined && settings.slice_extension_stats === undefined) {
+    const row = JSON.parse(await cluster.query("SELECT row_to_json(s)::text FROM pg_stat_get_slice_extension() s", db)) as Record<string, unknown>;
+    settings.slice_extension_stats = Object.entries(row)
+      .filter(([, v]) => typeof v === "number")
+      .map(([k, v]) => `${k}=${v as number}`)
+      .join(" ");
   }
   return settings;
 }

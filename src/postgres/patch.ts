@@ -241,20 +241,26 @@ export async function applyPatchSeries(tree: string, major: string): Promise<{ p
  */
 export const FILE_NOTES: Record<string, string> = {
   "src/backend/storage/ipc/ipci.c":
-    "Reserves and initialises the shared-memory struct that holds the summed counters (five 64-bit atomics), next to the other fixed-size shared structs.",
+    "Reserves and initialises the shared-memory counters: one cache-line-padded slot per PGPROC plus a baseline per slot for resets. Creating it is also where the postmaster registers the rseq area and enables the extension, whatever the setting.",
   "src/backend/storage/lmgr/Makefile": "Builds the new file.",
   "src/backend/storage/lmgr/meson.build": "Builds the new file (meson, PostgreSQL 16 and later).",
   "src/backend/storage/lmgr/lwlock.c":
-    "After an LWLock is added to the held-locks array (LWLockAcquire, LWLockConditionalAcquire, LWLockAcquireOrWait), the hook may set the request; after LWLockRelease (and, in 18, LWLockReleaseDisowned) it is told how many LWLocks are still held, and ends the request when none is. All held LWLocks count as one hold, so a change of the setting while LWLocks are held cannot unbalance the count.",
+    "After an LWLock is added to the held-locks array (LWLockAcquire, LWLockConditionalAcquire, LWLockAcquireOrWait) the hook begins the LWLock hold or re-arms the request; after LWLockRelease (and, in 18, LWLockReleaseDisowned and LWLockDisown) it is told how many LWLocks are still held and ends the hold when none is. LWLockWaitListLock's LW_FLAG_LOCKED spin loop is covered like a spinlock: hooked after the loop, released in LWLockWaitListUnlock and in LWLockWakeup's compare-and-exchange.",
+  "src/backend/storage/lmgr/proc.c":
+    "InitProcess and InitAuxiliaryProcess attach the process to its PGPROC's counter slot, after ProcKill is registered, and register the exit callback there (outside any critical section).",
+  "src/backend/storage/buffer/bufmgr.c": "LockBufHdr's BM_LOCKED spin loop (taken for every clock-sweep candidate) is covered: the acquire hook runs after the loop.",
+  "src/include/storage/buf_internals.h": "UnlockBufHdr, the only release of BM_LOCKED, runs the release hook.",
+  "src/include/catalog/pg_proc.dat":
+    "Two functions: pg_stat_get_slice_extension() returns the summed counters as one row, pg_stat_reset_slice_extension() (superuser) resets them.",
   "src/backend/storage/lmgr/slice_ext.c":
-    "The new file: finding or registering the rseq area, the prctl() that enables extensions, the one log line when that fails, the out-of-line release path (clear the request, rseq_slice_yield(2) when granted, count revocations) and the counters behind SHOW slice_extension_stats.",
+    "The new file: finding or registering the rseq area, the prctl() that enables extensions (errno printed by name and number), the one log line when that fails, the out-of-line parts (re-arm inside a hold, yield at release when granted, classify each end), the per-PGPROC counter slots and the two SQL functions.",
   "src/backend/utils/misc/guc_tables.c":
-    "The GUC slice_extension (off | spinlock | lwlock | all, superuser-settable at runtime) and two read-only ones with show hooks: slice_extension_status and slice_extension_stats.",
+    "The GUC slice_extension (off | spinlock | lwlock | all, on/true meaning all; superuser-settable at runtime) and the read-only slice_extension_status.",
   "src/backend/utils/misc/guc.c":
-    "PostgreSQL 15 keeps the GUC tables in guc.c: the same three settings as in 18's guc_tables.c.",
+    "PostgreSQL 15 keeps the GUC tables in guc.c: the same two settings as in 18's guc_tables.c.",
   "src/backend/utils/misc/postgresql.conf.sample": "Documents the setting in the sample configuration.",
   "src/include/storage/slice_ext.h":
-    "The new header: the per-process state and the four inline hooks. With the switch off each hook is one load and a not-taken branch; the release hooks test what was counted, not the switch.",
+    "The new header: when the kernel clears slice_ctrl (with the kernel functions), the per-process state, the counter slot layout and the inline hooks. With the switch off each hook is one load and a not-taken branch; every covered acquire inside a hold re-arms the request when the kernel cleared it, never while granted.",
   "src/include/storage/spin.h":
     "SpinLockAcquire and SpinLockRelease call the hooks after S_LOCK and after S_UNLOCK: the request covers the critical section including the release store, and a waiter spinning for the lock does not ask for an extension.",
 };

@@ -4,10 +4,19 @@ import { UserError } from "../../util/errors.js";
 import { resolveSource, type PgSource } from "../../postgres/source.js";
 import { checkPatchSeries, patchHash, readPatchSeries } from "../../postgres/patch.js";
 import { BUILD_VARIANTS, buildPostgres, type BuildVariant } from "../../postgres/build.js";
+import { runMakeCheck, utcStamp } from "../../postgres/check.js";
+import { measureHookCost } from "../../postgres/hook-cost.js";
+import { countLockOps } from "../../postgres/lock-ops.js";
+import { writeFileAtomic } from "../../util/fs.js";
+import { mkdirSync } from "node:fs";
+import { repoRoot } from "../../util/paths.js";
+import { join } from "node:path";
 
 const usage = [
-  "usage: slicelab postgres fetch|patch|build [--version 15|18] [--source DIR|TARBALL]",
+  "usage: slicelab postgres fetch|patch|build|check|hook-cost|lock-ops [--version 15|18] [--source DIR|TARBALL]",
   "                         [--variant baseline|patched|both] [--jobs N] [--force] [--json]",
+  "                         [--setting off|spinlock|lwlock|all] [--out DIR]",
+  "                         [--rounds N] [--iterations N] [--pairs N] [--shim]",
   "",
   "PostgreSQL source builds with and without the kit's time-slice-extension patch",
   "(kernel-patches/postgresql/<major>/).",
@@ -21,6 +30,21 @@ const usage = [
   "          baseline = unpatched, patched = with the patch; configure options and",
   "          the patch hash are recorded in PREFIX/slicelab-build.json. A finished",
   "          build is reused unless --force. Uses ccache when installed, make -j2.",
+  "  check   PostgreSQL's own regression suite (make check) on a fresh patched",
+  "          tree with slice_extension = --setting (default all) in pg_regress's",
+  "          --temp-config, run as the cluster user; timed; writes a small record",
+  "          (summary.json, regress.txt) to --out (default",
+  "          data/runs/pg-check/<UTC stamp>/pg<major>). Exit 1 when tests fail.",
+  "  hook-cost  ns the patch's hooks add per execution on this host: the patched",
+  "          source's hook code around an uncontended lock, built with and without",
+  "          the hooks, arms none/off/all in random order per round (--rounds,",
+  "          default 100; --iterations per run, default 1000000); writes",
+  "          summary.json to --out (default data/runs/patch-cost/<UTC stamp>).",
+  "  lock-ops  covered lock operations per pgbench -S transaction, counted by the",
+  "          patched server (pg_stat_get_slice_extension) over --pairs (default 2)",
+  "          of 10 s and 30 s runs; --shim forces the probe to succeed with an",
+  "          LD_PRELOAD shim on a kernel without the feature (counts only);",
+  "          writes summary.json to --out (default data/runs/lock-ops-v2/<UTC stamp>).",
   "",
   "options:",
   "  --version 15|18   major version to fetch from Debian (default 18)",
@@ -29,11 +53,17 @@ const usage = [
   "  --jobs N          make -jN (default 2)",
   "  --force           rebuild even when the prefix holds a finished build",
   "  --json            print the result as JSON",
+  "  --setting V       check: slice_extension for the temporary server (default all)",
+  "  --out DIR         check: record directory",
+  "  --cflags=FLAGS    check: CFLAGS for configure (e.g. --cflags=-O0 builds faster; recorded)",
+  "  --keep-install DIR  check: keep the temporary installation (relocatable) in DIR",
+  "  --bin DIR         lock-ops: the patched server's bin directory (default: the kit's patched build)",
   "",
   "examples:",
   "  slicelab postgres build --version 18 --json",
   "  slicelab postgres patch --version 15",
   "  slicelab postgres build --source ~/src/postgresql-18.6.tar.bz2 --variant patched",
+  "  slicelab postgres check --version 15 --setting all",
 ].join("\n");
 
 function sourceJson(src: PgSource): Record<string, unknown> {
@@ -52,14 +82,39 @@ export const postgresCommand: Command = {
       jobs: { type: "string" },
       force: { type: "boolean" },
       json: { type: "boolean" },
+      setting: { type: "string" },
+      out: { type: "string" },
+      rounds: { type: "string" },
+      pairs: { type: "string" },
+      cflags: { type: "string" },
+      "keep-install": { type: "string" },
+      bin: { type: "string" },
+      shim: { type: "boolean" },
+      iterations: { type: "string" },
     });
     const action = positionals[0];
-    if (action === undefined || !["fetch", "patch", "build"].includes(action) || positionals.length > 1) {
-      throw new UserError(`slicelab postgres: expected one action (fetch, patch or build), found ${positionals.length === 0 ? "none" : JSON.stringify(positionals.join(" "))} (see \`slicelab postgres --help\`)`);
+    if (action === undefined || !["fetch", "patch", "build", "check", "hook-cost", "lock-ops"].includes(action) || positionals.length > 1) {
+      throw new UserError(`slicelab postgres: expected one action (fetch, patch, build, check, hook-cost or lock-ops), found ${positionals.length === 0 ? "none" : JSON.stringify(positionals.join(" "))} (see \`slicelab postgres --help\`)`);
     }
     if (values.version !== undefined && !/^\d+$/.test(values.version)) {
       throw new UserError(`--version: expected a major version such as 15 or 18, found ${JSON.stringify(values.version)}`);
     }
+    const setting = values.setting ?? "all";
+    if (!["off", "spinlock", "lwlock", "all"].includes(setting)) {
+      throw new UserError(`--setting: expected off, spinlock, lwlock or all, found ${JSON.stringify(setting)}`);
+    }
+    if (action !== "check" && values.cflags !== undefined) throw new UserError(`--cflags belongs to \`slicelab postgres check\`, found it with ${action}`);
+    if (action !== "check" && values.setting !== undefined) throw new UserError(`--setting belongs to \`slicelab postgres check\`, found it with ${action}`);
+    if (action !== "check" && action !== "hook-cost" && action !== "lock-ops" && values.out !== undefined) throw new UserError(`--out belongs to check and hook-cost, found it with ${action}`);
+    const positive = (name: string, v: string | undefined, dflt: number) => {
+      if (v === undefined) return dflt;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 2) throw new UserError(`--${name}: expected an integer of at least 2, found ${JSON.stringify(v)}`);
+      return n;
+    };
+    const rounds = positive("rounds", values.rounds, 100);
+    const iterations = positive("iterations", values.iterations, 1_000_000);
+    if (action !== "hook-cost" && (values.rounds !== undefined || values.iterations !== undefined)) throw new UserError(`--rounds and --iterations belong to hook-cost, found them with ${action}`);
     const log = values.json ? () => {} : (line: string) => process.stderr.write(`slicelab postgres: ${line}\n`);
     const src = await resolveSource({ major: values.version, source: values.source }, log);
 
@@ -83,6 +138,39 @@ export const postgresCommand: Command = {
       if (values.json) printJson(result);
       else process.stdout.write(`${checked.patches.length} patch(es), ${checked.hunks} hunks: apply cleanly to PostgreSQL ${src.version} (${src.dir})\n`);
       return 0;
+    }
+    if (action === "lock-ops") {
+      const pairs = values.pairs === undefined ? 2 : Number(values.pairs);
+      if (!Number.isInteger(pairs) || pairs < 1) throw new UserError(`--pairs: expected a positive integer, found ${JSON.stringify(values.pairs)}`);
+      const out = values.out ?? join(repoRoot(), "data", "runs", "lock-ops-v2", utcStamp());
+      const rec = await countLockOps(src, { pairs, shim: values.shim === true, log, binDir: values.bin });
+      mkdirSync(out, { recursive: true });
+      writeFileAtomic(join(out, "summary.json"), `${JSON.stringify(rec, null, 2)}\n`);
+      if (values.json) printJson({ out, perTransaction: rec.perTransaction, shim: rec.shim });
+      else process.stdout.write(`hook executions per transaction ${rec.perTransaction.mean.hook_executions!.toFixed(2)} (${rec.perTransaction.min.hook_executions!.toFixed(2)}–${rec.perTransaction.max.hook_executions!.toFixed(2)}, ${rec.perTransaction.pairs} pairs)${rec.shim ? ", counted through the shim" : ""}; record ${out}\n`);
+      return 0;
+    }
+    if (action === "hook-cost") {
+      const out = values.out ?? join(repoRoot(), "data", "runs", "patch-cost", utcStamp());
+      const rec = await measureHookCost(src.dir, src.major, { rounds, iterations, log });
+      mkdirSync(out, { recursive: true });
+      writeFileAtomic(join(out, "summary.json"), `${JSON.stringify(rec, null, 2)}\n`);
+      if (values.json) printJson({ out, addedNs: rec.addedNs, noneNs: rec.noneNs, host: rec.host });
+      else {
+        const f = (x: { mean: number; ci: [number, number] }) => `${x.mean.toFixed(2)} (${x.ci[0].toFixed(2)} … ${x.ci[1].toFixed(2)})`;
+        for (const p of ["spin", "nested"] as const) process.stdout.write(`${p}: ns per hook execution, switch off ${f(rec.addedNs[p].off)}, all ${f(rec.addedNs[p].all)}\n`);
+        process.stdout.write(`load ${rec.host.load1Before.toFixed(1)}→${rec.host.load1After.toFixed(1)} on ${rec.host.cpus} CPUs; record ${out}\n`);
+      }
+      return 0;
+    }
+    if (action === "check") {
+      const jobsN = values.jobs === undefined ? undefined : Number(values.jobs);
+      if (jobsN !== undefined && (!Number.isInteger(jobsN) || jobsN < 1)) throw new UserError(`--jobs: expected a positive integer, found ${JSON.stringify(values.jobs)}`);
+      const out = values.out ?? join(repoRoot(), "data", "runs", "pg-check", utcStamp(), `pg${src.major}`);
+      const rec = await runMakeCheck(src, { setting, jobs: jobsN, out, log, cflags: values.cflags, keepInstall: values["keep-install"] });
+      if (values.json) printJson({ out, ...rec });
+      else process.stdout.write(`PostgreSQL ${rec.version} + patch ${rec.patch.hash}, slice_extension = ${setting}: ${rec.regress.verdict} (make check ${rec.checkSeconds} s, build ${rec.buildSeconds} s, load ${rec.host.load1Before.toFixed(1)}→${rec.host.load1After.toFixed(1)}); record ${out}\n`);
+      return rec.exitCode === 0 && rec.regress.failed === 0 ? 0 : 1;
     }
     const variantArg = values.variant ?? "both";
     let variants: BuildVariant[];

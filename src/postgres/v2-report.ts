@@ -1,0 +1,61 @@
+/**
+ * Reading the patch-v2 records for notebook 03 and REPRODUCE §4, and the
+ * sentences the notebook prints about them (computed here, tested).
+ */
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import type { CheckRecord } from "./check.js";
+import type { HookCostRecord } from "./hook-cost.js";
+import type { LockOpsRecord } from "./lock-ops.js";
+import type { HarnessRun } from "./harness.js";
+
+/** Every data/runs/pg-check/<stamp>/pg<major>/summary.json under RUNS, oldest first. */
+export function readCheckRecords(runs: string): (CheckRecord & { dir: string })[] {
+  const root = join(runs, "pg-check");
+  if (!existsSync(root)) return [];
+  const out: (CheckRecord & { dir: string })[] = [];
+  for (const stamp of readdirSync(root).sort()) {
+    const d = join(root, stamp);
+    if (!existsSync(d) || !/^\d{8}T\d{6}Z$/.test(stamp)) continue;
+    for (const sub of readdirSync(d).sort()) {
+      const f = join(d, sub, "summary.json");
+      if (existsSync(f)) out.push({ ...(JSON.parse(readFileSync(f, "utf8")) as CheckRecord), dir: join(d, sub) });
+    }
+  }
+  return out;
+}
+
+/** The newest record directory (by UTC stamp name) under RUNS/KIND holding summary.json, or undefined. */
+export function latestRecord<T>(runs: string, kind: string): (T & { dir: string }) | undefined {
+  const root = join(runs, kind);
+  if (!existsSync(root)) return undefined;
+  const stamps = readdirSync(root).filter((n) => /^\d{8}T\d{6}Z$/.test(n) && existsSync(join(root, n, "summary.json"))).sort();
+  const last = stamps[stamps.length - 1];
+  return last ? { ...(JSON.parse(readFileSync(join(root, last, "summary.json"), "utf8")) as T), dir: join(root, last) } : undefined;
+}
+
+/** One sentence on the harness comparison. */
+export function harnessSentence(v1: HarnessRun, v2: HarnessRun): string {
+  const fixed = v1.scenarios.filter((s) => s.status === "FAIL" && v2.scenarios.find((x) => x.name === s.name)?.status === "PASS").length;
+  const v2fail = v2.scenarios.filter((s) => s.status === "FAIL").length;
+  return `The hook harness runs ${v2.scenarios.length} scenarios of what the kernel does to slice_ctrl: ${v1.failed} fail on patch v1 and ${v2fail === 0 ? "none" : v2fail} on v2 (${fixed} of v1's failures pass on v2; ${v1.passed} hold on both).`;
+}
+
+/** One sentence per make-check record. */
+export function checkSentence(r: CheckRecord): string {
+  const ok = r.exitCode === 0 && r.regress.failed === 0;
+  return `PostgreSQL ${r.version} with patch ${r.patch.hash}, slice_extension = ${r.setting}, on ${r.host.kernel}: make check ${ok ? "passed" : "FAILED"} (${r.regress.verdict}) in ${r.checkSeconds} s (build ${r.buildSeconds} s; 1-minute load ${r.host.load1Before.toFixed(1)}→${r.host.load1After.toFixed(1)} on ${r.host.cpus} CPUs)${r.serverSaid ? `; the server logged "${r.serverSaid}"` : ""}.`;
+}
+
+/** One sentence on the hook cost record, honest about noise. */
+export function hookCostSentence(r: HookCostRecord): string {
+  const f = (x: { mean: number; ci: [number, number] }) => `${x.mean.toFixed(2)} ns (95% CI ${x.ci[0].toFixed(2)} … ${x.ci[1].toFixed(2)})`;
+  const neg = [r.addedNs.spin.off, r.addedNs.nested.off].some((x) => x.ci[1] < 0);
+  return `Per hook execution on this host (${r.rounds} rounds, load ${r.host.load1Before.toFixed(1)}→${r.host.load1After.toFixed(1)} on ${r.host.cpus} CPUs): switch off ${f(r.addedNs.spin.off)} in the spinlock pattern and ${f(r.addedNs.nested.off)} in the nested one; request protocol with counters ${f(r.addedNs.spin.all)} and ${f(r.addedNs.nested.all)}.${neg ? " An interval entirely below zero means the two binaries differ in more than the hooks (code layout): differences of a few ns are within that effect here." : ""}`;
+}
+
+/** One sentence on the lock-ops record. */
+export function lockOpsSentence(r: LockOpsRecord): string {
+  const m = r.perTransaction.mean;
+  return `One pgbench -S transaction (${r.workload}) makes ${m.hook_executions!.toFixed(1)} hook executions (range ${r.perTransaction.min.hook_executions!.toFixed(1)}–${r.perTransaction.max.hook_executions!.toFixed(1)}, ${r.perTransaction.pairs} pairs): covered acquires spinlock ${m.acquires_spinlock!.toFixed(2)}, buffer header ${m.acquires_buffer_header!.toFixed(2)}, wait list ${m.acquires_wait_list!.toFixed(2)}, LWLock ${m.acquires_lwlock!.toFixed(2)}; holds begun ${(m.holds_spinlock! + m.holds_buffer_header! + m.holds_wait_list! + m.holds_lwlock!).toFixed(2)}${r.shim ? " (counted on a kernel without the feature through the LD_PRELOAD shim: a count of lock operations, no grants)" : ""}.`;
+}

@@ -1,0 +1,45 @@
+/** The sentences notebook 03 prints about the patch-v2 records come from the records' numbers. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { checkSentence, harnessSentence, hookCostSentence, latestRecord, readCheckRecords } from "../src/postgres/v2-report.js";
+import type { CheckRecord } from "../src/postgres/check.js";
+import type { HarnessRun } from "../src/postgres/harness.js";
+import type { HookCostRecord } from "../src/postgres/hook-cost.js";
+
+test("harness sentence counts v1 failures that v2 fixes", () => {
+  const mk = (st: ("PASS" | "FAIL")[]): HarnessRun => ({ patch: "p", version: "v2", glue: {}, scenarios: st.map((s, i) => ({ name: `s${i}`, status: s, why: "" })), passed: st.filter((s) => s === "PASS").length, failed: st.filter((s) => s === "FAIL").length, skipped: 0 });
+  assert.equal(harnessSentence(mk(["PASS", "FAIL", "FAIL"]), mk(["PASS", "PASS", "PASS"])), "The hook harness runs 3 scenarios of what the kernel does to slice_ctrl: 2 fail on patch v1 and none on v2 (2 of v1's failures pass on v2; 1 hold on both).");
+  assert.match(harnessSentence(mk(["FAIL", "FAIL"]), mk(["PASS", "FAIL"])), /and 1 on v2 \(1 of v1's failures/);
+});
+
+test("make-check sentence says FAILED when a test failed; records are read by stamp", () => {
+  const r = { version: "18.6", patch: { hash: "abc" }, setting: "all", host: { kernel: "6.18", cpus: 2, load1Before: 1, load1After: 2 }, exitCode: 0, regress: { verdict: "All 3 tests passed.", total: 3, failed: 0, passed: 3 }, checkSeconds: 10, buildSeconds: 5, serverSaid: null } as unknown as CheckRecord;
+  assert.match(checkSentence(r), /make check passed \(All 3 tests passed\.\) in 10 s/);
+  assert.match(checkSentence({ ...r, exitCode: 2 }), /make check FAILED/);
+  const dir = mkdtempSync(join(tmpdir(), "slicelab-v2rep-"));
+  try {
+    for (const [stamp, major] of [["20261201T180000Z", "pg18"], ["20261201T190000Z", "pg15"], ["junk", "pg18"]] as const) {
+      mkdirSync(join(dir, "pg-check", stamp, major), { recursive: true });
+      writeFileSync(join(dir, "pg-check", stamp, major, "summary.json"), JSON.stringify({ ...r, version: major }));
+    }
+    assert.deepEqual(readCheckRecords(dir).map((x) => x.version), ["pg18", "pg15"]);
+    mkdirSync(join(dir, "patch-cost", "20261201T180000Z"), { recursive: true });
+    mkdirSync(join(dir, "patch-cost", "20261201T190000Z"), { recursive: true });
+    writeFileSync(join(dir, "patch-cost", "20261201T180000Z", "summary.json"), JSON.stringify({ n: 1 }));
+    assert.equal(latestRecord<{ n: number }>(dir, "patch-cost")?.n, 1, "a stamp without summary.json is skipped");
+    assert.equal(latestRecord(dir, "nothing"), undefined);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("hook-cost sentence flags intervals entirely below zero as layout effects", () => {
+  const iv = (m: number, lo: number, hi: number) => ({ mean: m, ci: [lo, hi] as [number, number], n: 10, perIteration: { mean: m, ci: [lo, hi] as [number, number], n: 10 } });
+  const rec = { rounds: 10, host: { load1Before: 1, load1After: 1, cpus: 2 }, addedNs: { spin: { off: iv(-3, -5, -1), all: iv(5, 3, 7) }, nested: { off: iv(1, 0, 2), all: iv(3, 2, 4) } } } as unknown as HookCostRecord;
+  assert.match(hookCostSentence(rec), /code layout/);
+  const ok = { ...rec, addedNs: { ...rec.addedNs, spin: { off: iv(0.1, -0.5, 0.7), all: iv(5, 3, 7) } } } as unknown as HookCostRecord;
+  assert.doesNotMatch(hookCostSentence(ok), /code layout/);
+});
