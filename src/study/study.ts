@@ -266,7 +266,7 @@ export function loadStudy(nameOrPath: string): Study {
     const s = c.stringArray(o.script, ["script"], true);
     if (!s.some((a) => a.includes("{out}"))) c.fail(["script"], "a command with an {out} argument (the record directory)", s);
     const entry = s.find((a) => /\.(js|ts)$/.test(a));
-    if (entry && !existsSync(join(repoRoot(), entry.replace(/^dist\//, "").replace(/\.js$/, ".ts")))) c.fail(["script"], `a command whose program exists (${entry})`, entry);
+    if (entry && !existsSync(join(repoRoot(), entry)) && !existsSync(join(repoRoot(), entry.replace(/^dist\//, "").replace(/\.js$/, ".ts")))) c.fail(["script"], `a command whose program exists (${entry})`, entry);
   }
   if (!Array.isArray(o.factors)) c.fail(["factors"], "an array of factors", o.factors);
   const factors = (o.factors as unknown[]).map((f, i) => checkFactor(c, f, ["factors", i], driver));
