@@ -17,4 +17,5 @@ export const commands: CommandEntry[] = [
   { name: "micro", load: async () => (await import("./commands/micro.js")).microCommand },
   { name: "kernel", load: async () => (await import("./commands/kernel.js")).kernelCommand },
   { name: "vm", load: async () => (await import("./commands/vm.js")).vmCommand },
+  { name: "mechanism", load: async () => (await import("./commands/mechanism.js")).mechanismCommand },
 ];

@@ -4,6 +4,7 @@ import { detectProcLockStat, parseProcLockStat } from "./proc-lock-stat.js";
 import { detectPerfLockContention, detectPerfLockReport, parsePerfLockContention, parsePerfLockReport } from "./perf-lock.js";
 import { detectRseqStats, parseRseqStats } from "./rseq-stats.js";
 import { sliceTraceFormat } from "./slice-trace.js";
+import { holderTraceFormat } from "./holder-trace.js";
 
 /**
  * Formats added by the lock-statistics work (issue 6); joined into the registry in formats.ts.
@@ -59,4 +60,5 @@ export const extraFormats: ParserFormat[] = [
     },
   },
   sliceTraceFormat,
+  holderTraceFormat,
 ];
