@@ -113,6 +113,13 @@ test("P6 (huge pages): confirmed when faults and in-kernel preemptions vanish, r
   assert.equal(p.evaluate(base).verdict, "not tested");
 });
 
+test("P0 (none never preempts in the kernel): confirmed with at-return preemptions only, refuted by any in-kernel one", () => {
+  const p = PREDICTIONS.find((x) => x.id === "P0-none-never-in-kernel")!;
+  assert.equal(p.evaluate(cell("none", "4k", "off", 3, () => ({ returnInterrupt: 4 }))).verdict, "confirmed");
+  assert.equal(p.evaluate(cell("none", "4k", "off", 3, (i) => ({ returnInterrupt: 4, kernelOther: i === 2 ? 1 : 0 }))).verdict, "refuted");
+  assert.equal(p.evaluate(cell("none", "4k", "off", 3, () => ({}))).verdict, "not tested");
+});
+
 test("evaluatePredictions lists every prediction with source, rule and a verdict; the answer carries numbers and intervals", () => {
   const rows = ["full", "lazy"].flatMap((m) => [
     ...cell(m, "4k", "off", 3, (i) => ({ kernelFault: noisy(8, i), returnFault: noisy(12, i), returnInterrupt: 5, faultsUnderLock: 2500 })),

@@ -239,8 +239,12 @@ export function answerSentence(rows: readonly FactorialRow[], cells: readonly Ce
   const parts: string[] = [];
   const accel = [...new Set(rows.map((r) => r.accel))].join("/");
   const release = [...new Set(rows.map((r) => r.kernelRelease))].join(", ");
-  parts.push(`In the VM (Linux ${release}, QEMU ${accel === "tcg-icount" ? "TCG with instruction-counted time" : accel}: functional evidence; ${rows.length} runs),`);
-  const modes = ["full", "lazy"].filter((m) => cell(cells, m, "4k", "off"));
+  const where =
+    accel === "host"
+      ? `On this machine's own kernel (Linux ${release}, no VM, a shared 2-vCPU host; ${rows.length} runs),`
+      : `In the VM (Linux ${release}, QEMU ${accel === "tcg-icount" ? "TCG with instruction-counted time" : accel}${accel === "kvm" ? "" : ": functional evidence"}; ${rows.length} runs),`;
+  parts.push(where);
+  const modes = [...new Set(cells.map((c) => c.mode))].sort().filter((m) => cell(cells, m, "4k", "off"));
   if (modes.length === 0) return `${parts.join(" ")} the 4 KB / extension-off cells are missing: no answer.`;
   const shareBits = modes.map((m) => {
     const c = cell(cells, m, "4k", "off")!;

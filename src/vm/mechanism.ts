@@ -13,6 +13,7 @@
  * + trace into one holder trace per run (src/parse/holder-trace.ts). The host
  * reduces each run to one row; raw files stay in the work directory.
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -25,7 +26,8 @@ import { workDir } from "../util/paths.js";
 import { shQuote } from "./guest-init.js";
 import { runVm, type Accel, type VmResult } from "./qemu.js";
 
-export type PreemptMode = "full" | "lazy";
+/** "current": leave the mode as it is (host runs: the mode is read, never changed). */
+export type PreemptMode = "full" | "lazy" | "none" | "current";
 export type PageLevel = "4k" | "4k-prefault" | "hugetlb";
 export type ExtLevel = "off" | "on";
 export const PAGE_LEVELS: readonly PageLevel[] = ["4k", "4k-prefault", "hugetlb"];
@@ -131,9 +133,15 @@ export function runMicroOptions(r: PlannedRun, s: MicroShape): MicroOptions {
   };
 }
 
-/** The guest script: tracefs set-up once, then every planned run in order. */
-export function guestMechanismScript(o: { lhp: string; runs: PlannedRun[]; shape: MicroShape; bufferKb: number }): string {
+/**
+ * The guest script: tracefs set-up once, then every planned run in order.
+ * host: run on this machine instead of a VM guest — a private tracing instance
+ * (removed at the end), no huge-page reservation, the preemption mode read and
+ * never written.
+ */
+export function guestMechanismScript(o: { lhp: string; runs: PlannedRun[]; shape: MicroShape; bufferKb: number; host?: boolean }): string {
   const hugePages = Math.ceil(o.shape.regionMiB / 2) + 8;
+  const host = o.host === true;
   const env = Object.entries(MICRO_ENV).map(([k, v]) => `${k}=${shQuote(v)}`).join(" ");
   const runs = o.runs
     .map((r) => `run ${r.id} ${r.mode} ${microArgs(runMicroOptions(r, o.shape)).map(shQuote).join(" ")}`)
@@ -142,15 +150,30 @@ export function guestMechanismScript(o: { lhp: string; runs: PlannedRun[]; shape
 O="$SLICELAB_VM_OUT"; T=/sys/kernel/tracing; D=/sys/kernel/debug
 note() { echo "slicelab-mechanism: $*"; echo "$*" >> "$O/notes.txt"; }
 uname -r > "$O/uname-r"
-[ -w $D/sched/preempt ] || { note "no writable debugfs sched/preempt (needs PREEMPT_DYNAMIC)"; exit 3; }
+${host ? `[ -d $T/instances ] || { note "tracefs not mounted at $T"; exit 3; }
+T=$T/instances/slicelab-mechanism-$$
+mkdir $T || { note "cannot create the tracing instance $T"; exit 3; }
+trap 'echo 0 > $T/tracing_on; echo 0 > $T/events/sched/sched_switch/enable; echo "!stacktrace if prev_comm ~ \"lhp-w*\"" > $T/events/sched/sched_switch/trigger; rmdir $T' EXIT
+# the mode: debugfs sched/preempt when readable, else preempt= on the command line, else the Kconfig default
+hostmode() {
+  cat $D/sched/preempt 2>/dev/null && return
+  m=$(tr ' ' '\\n' < /proc/cmdline | sed -n 's/^preempt=//p' | tail -1)
+  if [ -z "$m" ]; then
+    cfg=$( (zcat /proc/config.gz || cat /boot/config-$(uname -r)) 2>/dev/null | grep -E '^CONFIG_PREEMPT(_NONE|_VOLUNTARY|_LAZY)?=y')
+    case "$cfg" in *CONFIG_PREEMPT_NONE=y*) m=none;; *CONFIG_PREEMPT_VOLUNTARY=y*) m=voluntary;; *CONFIG_PREEMPT_LAZY=y*) m=lazy;; *CONFIG_PREEMPT=y*) m=full;; esac
+  fi
+  echo "(\${m:-unknown}) [not readable in debugfs: from the kernel command line or config]"
+}
+hostmode > "$O/preempt-at-boot"` : `[ -w $D/sched/preempt ] || { note "no writable debugfs sched/preempt (needs PREEMPT_DYNAMIC)"; exit 3; }
 cat $D/sched/preempt > "$O/preempt-at-boot"
-echo ${hugePages} > /proc/sys/vm/nr_hugepages 2>/dev/null || note "nr_hugepages refused"
+echo ${hugePages} > /proc/sys/vm/nr_hugepages 2>/dev/null || note "nr_hugepages refused"`}
 cat /proc/sys/vm/nr_hugepages > "$O/nr_hugepages" 2>/dev/null
 [ -r /proc/config.gz ] && zcat /proc/config.gz | sha256sum | cut -d' ' -f1 > "$O/config-sha256"
 echo 0 > $T/tracing_on
 echo mono > $T/trace_clock || { note "trace_clock mono refused"; exit 3; }
 echo ${o.bufferKb} > $T/buffer_size_kb || note "buffer_size_kb ${o.bufferKb} refused"
-echo 1 > $T/events/sched/sched_switch/enable || { note "sched_switch refused"; exit 3; }
+${host ? `echo 'prev_comm ~ "lhp-*" || next_comm ~ "lhp-*"' > $T/events/sched/sched_switch/filter || note "sched_switch filter refused"
+` : ""}echo 1 > $T/events/sched/sched_switch/enable || { note "sched_switch refused"; exit 3; }
 echo 'stacktrace if prev_comm ~ "lhp-w*"' > $T/events/sched/sched_switch/trigger || { note "stacktrace trigger refused"; exit 3; }
 for e in rseq_slice_grant rseq_slice_expire; do [ -e $T/events/rseq/$e/enable ] && echo 1 > $T/events/rseq/$e/enable; done
 cat $T/trace_clock > "$O/trace_clock"
@@ -158,8 +181,8 @@ mkdir -p "$O/runs"
 run() {
   id=$1; mode=$2; shift 2
   R="$O/runs/$id"; mkdir -p "$R"
-  echo $mode > $D/sched/preempt || { note "run $id: sched/preempt $mode refused"; echo refused > "$R/status"; return; }
-  cat $D/sched/preempt > "$R/preempt"
+  if [ "$mode" != current ]; then echo $mode > $D/sched/preempt || { note "run $id: sched/preempt $mode refused"; echo refused > "$R/status"; return; }; fi
+  ${host ? `hostmode > "$R/preempt"` : `cat $D/sched/preempt > "$R/preempt"`}
   echo > $T/trace
   cat $D/rseq/stats > "$R/rseq-stats-before.txt" 2>/dev/null
   echo 1 > $T/tracing_on
@@ -168,6 +191,7 @@ run() {
   echo 0 > $T/tracing_on
   cat $D/rseq/stats > "$R/rseq-stats-after.txt" 2>/dev/null
   for c in $T/per_cpu/cpu*; do echo "== $(basename $c)"; cat $c/stats; done > "$R/buffer-stats.txt"
+  [ -e /proc/pressure/cpu ] && cat /proc/loadavg > "$R/loadavg"
   { cat /tmp/slicelab-holds.txt; echo "# slicelab-lhp trace follows"; cat $T/trace; } | gzip -1 > "$R/holder-trace.txt.gz"
   rm -f /tmp/slicelab-holds.txt
   echo "slicelab-mechanism: run $id done"
@@ -187,7 +211,8 @@ export interface MechanismRow {
   /** The mode debugfs sched/preempt reported after the switch (its bracketed word). */
   modeActive: string;
   kernelRelease: string;
-  accel: Accel;
+  /** kvm, tcg, tcg-icount, or "host" (this machine's kernel, no VM). */
+  accel: Accel | "host";
   pages: PageLevel;
   hugeKiBMapped: number;
   extension: ExtLevel;
@@ -240,7 +265,7 @@ function readIf(p: string): string | null {
 }
 
 /** Reduces one run directory (written by the guest script) to its row. */
-export function rowFromRunDir(dir: string, r: PlannedRun, ctx: { kernelRelease: string; accel: Accel; durationS: number }): { row: MechanismRow; summary: HolderTraceSummary } {
+export function rowFromRunDir(dir: string, r: PlannedRun, ctx: { kernelRelease: string; accel: Accel | "host"; durationS: number }): { row: MechanismRow; summary: HolderTraceSummary } {
   const status = (readIf(join(dir, "status")) ?? "").trim();
   if (status !== "0") throw new UserError(`${dir}: run ${r.id} ended with status ${status || "none"}: ${(readIf(join(dir, "micro.err")) ?? "").trim().slice(0, 300)}`);
   const micro = parseMicroOutput(readFileSync(join(dir, "micro.json"), "utf8"), join(dir, "micro.json"));
@@ -258,7 +283,7 @@ export function rowFromRunDir(dir: string, r: PlannedRun, ctx: { kernelRelease: 
     block: r.block,
     order: r.order,
     seed: r.seed,
-    mode: r.mode,
+    mode: r.mode === "current" ? (activePreemptMode(readFileSync(join(dir, "preempt"), "utf8"), join(dir, "preempt")) as PreemptMode) : r.mode,
     modeActive: activePreemptMode(readFileSync(join(dir, "preempt"), "utf8"), join(dir, "preempt")),
     kernelRelease: ctx.kernelRelease,
     accel: ctx.accel,
@@ -370,6 +395,56 @@ export async function runMechanismInVm(o: MechanismOptions): Promise<MechanismRu
       traceClock: readIf(join(rawDir, "trace_clock"))?.trim() ?? null,
       preemptAtBoot: readIf(join(rawDir, "preempt-at-boot"))?.trim() ?? null,
       notes: readIf(join(rawDir, "notes.txt"))?.trim() ?? null,
+    },
+    micro: { sourceSha256: micro.sourceSha256, static: micro.static },
+  };
+}
+
+/**
+ * The same runs on this machine's kernel (no VM): for a kernel without the
+ * extension and a mode that must not be changed (a shared host), so modes are
+ * ["current"] and extensions ["off"]. Needs root and tracefs/debugfs mounted.
+ */
+export async function runMechanismOnHost(o: Omit<MechanismOptions, "kernel" | "accel" | "cpus" | "memMiB">): Promise<MechanismRun> {
+  const shape = defaultShape(o);
+  const plan = planRuns({ blocks: o.blocks, modes: ["current"], pages: o.pages ?? ["4k", "4k-prefault"], extensions: o.extensions ?? ["off"], seed: o.seed ?? 1 });
+  const micro = await buildMicro();
+  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "Z");
+  const rawDir = o.rawDir ?? join(workDir(), "mechanism", `host-${stamp}`);
+  mkdirSync(rawDir, { recursive: true });
+  if (readdirSync(rawDir).length > 0) throw new UserError(`${rawDir}: not empty; choose a new raw directory`);
+  const script = guestMechanismScript({ lhp: micro.path, runs: plan, shape, bufferKb: 8192, host: true });
+  const t0 = Date.now();
+  const res = spawnSync("sh", ["-c", script], { env: { ...process.env, SLICELAB_VM_OUT: rawDir }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: (o.timeoutS ?? plan.length * (shape.durationS * 10 + 30)) * 1000 });
+  const kernelRelease = (readIf(join(rawDir, "uname-r")) ?? "").trim() || "unknown";
+  const rows: MechanismRow[] = [];
+  const failed: { run: string; reason: string }[] = [];
+  for (const r of plan) {
+    const d = join(rawDir, "runs", r.id);
+    if (!existsSync(join(d, "status"))) {
+      failed.push({ run: r.id, reason: "not reached" });
+      continue;
+    }
+    try {
+      rows.push(rowFromRunDir(d, r, { kernelRelease, accel: "host", durationS: shape.durationS }).row);
+    } catch (err) {
+      failed.push({ run: r.id, reason: (err as Error).message });
+    }
+  }
+  return {
+    rawDir,
+    vm: { accel: "host" as unknown as Accel, accelReason: "no VM: this machine's kernel", cpus: 0, memMiB: 0, append: "", exitStatus: res.status, timedOut: res.error !== undefined, bootToCommandS: 0, totalS: (Date.now() - t0) / 1000 },
+    kernelRelease,
+    plan,
+    shape,
+    rows,
+    failed,
+    guest: {
+      nrHugepages: null,
+      configSha256: null,
+      traceClock: readIf(join(rawDir, "trace_clock"))?.trim() ?? null,
+      preemptAtBoot: readIf(join(rawDir, "preempt-at-boot"))?.trim() ?? null,
+      notes: [readIf(join(rawDir, "notes.txt"))?.trim(), res.stderr?.trim()].filter((x) => x).join("\n") || null,
     },
     micro: { sourceSha256: micro.sourceSha256, static: micro.static },
   };

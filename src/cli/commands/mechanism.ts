@@ -5,7 +5,7 @@ import { writeFileAtomic } from "../../util/fs.js";
 import { repoRoot } from "../../util/paths.js";
 import { cachedKernel, defaultKernelImage } from "../../kernel/ensure.js";
 import { ACCELS, type Accel } from "../../vm/qemu.js";
-import { PAGE_LEVELS, runMechanismInVm, type ExtLevel, type MechanismRow, type PageLevel, type PreemptMode } from "../../vm/mechanism.js";
+import { PAGE_LEVELS, runMechanismInVm, runMechanismOnHost, type ExtLevel, type MechanismRow, type PageLevel, type PreemptMode } from "../../vm/mechanism.js";
 import { answerSentence, summariseCells, type FactorialRow } from "../../analysis/mechanism.js";
 import { evaluatePredictions } from "../../analysis/mechanism-predictions.js";
 import { kitInfo, hostInfo } from "../../bench/provenance.js";
@@ -29,6 +29,11 @@ const usage = `usage: slicelab mechanism SUBCOMMAND [OPTIONS] [--json]
       raw traces stay under .work/mechanism/.
   analyse DIR
       Recompute cells, predictions and the answer from DIR/rows.json.
+  run --host [--blocks N] [--pages …] [--duration S] …
+      The same runs on this machine's kernel instead of a VM (root; tracefs
+      and debugfs mounted): a private tracing instance, the preemption mode as
+      it is (read, never changed), extension off, no huge-page reservation.
+      Records go to data/runs/mechanism-2026/host-STAMP/ (or --out DIR).
 
 Under TCG (also with icount) the CPU is emulated: counts of where preemptions
 land are the evidence; times are functional evidence only.`;
@@ -100,22 +105,21 @@ export const mechanismCommand: Command = {
       extensions: { type: "string" }, seed: { type: "string" }, threads: { type: "string" }, hogs: { type: "string" },
       "cs-ns": { type: "string" }, "fault-every": { type: "string" }, "region-mib": { type: "string" }, "jitter-pct": { type: "string" },
       cpus: { type: "string" }, mem: { type: "string" }, accel: { type: "string" }, kernel: { type: "string" },
-      timeout: { type: "string" }, out: { type: "string" }, quiet: { type: "boolean" }, json: { type: "boolean" },
+      timeout: { type: "string" }, out: { type: "string" }, quiet: { type: "boolean" }, json: { type: "boolean" }, host: { type: "boolean" },
     });
     if (positionals.length > 0) throw new UserError(`unexpected argument ${JSON.stringify(positionals[0])}`);
     const accel = (values.accel ?? "tcg-icount") as Accel;
     if (!ACCELS.includes(accel)) throw new UserError(`--accel expects ${ACCELS.join(", ")}, got "${values.accel}"`);
-    const rec = values.kernel ? undefined : cachedKernel();
-    const kernel = values.kernel ?? defaultKernelImage();
+    const host = values.host === true;
+    if (host && (values.kernel !== undefined || values.accel !== undefined || values.modes !== undefined || values.cpus !== undefined)) {
+      throw new UserError("--host runs on this machine's kernel in its current preemption mode: --kernel, --accel, --modes and --cpus do not apply");
+    }
+    const rec = values.kernel || host ? undefined : cachedKernel();
+    const kernel = host ? "(host)" : (values.kernel ?? defaultKernelImage());
     const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "Z");
-    const dir = values.out ?? join(repoRoot(), "data", "runs", "mechanism-2026", stamp);
+    const dir = values.out ?? join(repoRoot(), "data", "runs", "mechanism-2026", host ? `host-${stamp}` : stamp);
     if (existsSync(dir) && readdirSync(dir).length > 0) throw new UserError(`${dir}: not empty; choose a new --out directory`);
-    const r = await runMechanismInVm({
-      kernel,
-      kernelRelease: rec?.version,
-      accel,
-      cpus: numberOption("cpus", values.cpus, 1),
-      memMiB: numberOption("mem", values.mem, 2048),
+    const common = {
       blocks: numberOption("blocks", values.blocks, 3),
       modes: listOption<PreemptMode>("modes", values.modes, ["full", "lazy"], ["full", "lazy"]),
       pages: listOption<PageLevel>("pages", values.pages, PAGE_LEVELS, PAGE_LEVELS),
@@ -129,8 +133,11 @@ export const mechanismCommand: Command = {
       regionMiB: values["region-mib"] === undefined ? undefined : numberOption("region-mib", values["region-mib"], 384),
       jitterPct: values["jitter-pct"] === undefined ? undefined : numberOption("jitter-pct", values["jitter-pct"], 25),
       timeoutS: values.timeout === undefined ? undefined : numberOption("timeout", values.timeout, 3600),
-      onConsole: values.quiet || values.json ? undefined : (s) => process.stderr.write(s),
-    });
+      onConsole: values.quiet || values.json ? undefined : (s: string) => process.stderr.write(s),
+    };
+    const r = host
+      ? await runMechanismOnHost({ ...common, modes: undefined, pages: values.pages === undefined ? undefined : common.pages, extensions: values.extensions === undefined ? undefined : common.extensions })
+      : await runMechanismInVm({ ...common, kernel, kernelRelease: rec?.version, accel, cpus: numberOption("cpus", values.cpus, 1), memMiB: numberOption("mem", values.mem, 2048) });
     if (r.rows.length === 0) {
       throw new UserError(`no run produced a row (VM exit ${r.vm.exitStatus ?? "none"}${r.vm.timedOut ? ", timed out" : ""}; ${r.guest.notes ?? ""} ${r.failed.slice(0, 3).map((f) => `${f.run}: ${f.reason}`).join("; ")}); raw files in ${r.rawDir}`);
     }
@@ -142,7 +149,7 @@ export const mechanismCommand: Command = {
       `${JSON.stringify(
         {
           what: "mechanism factorial (issue 14): micro-benchmark --fault-in-cs in the VM, holder deschedulings classified from sched_switch kernel stacks",
-          evidence: accel === "kvm" ? "KVM guest" : "TCG functional evidence: counts of where preemptions land; times are emulated",
+          evidence: host ? "this machine's kernel (no VM; a shared host: other jobs ran too)" : accel === "kvm" ? "KVM guest" : "TCG functional evidence: counts of where preemptions land; times are emulated",
           vm: r.vm,
           kernel: { release: r.kernelRelease, bzImage: kernel, build: rec ? { version: rec.version, bzImageSha256: rec.bzImageSha256, configSha256: rec.configSha256 } : null, guestConfigSha256: r.guest.configSha256 },
           guest: r.guest,
