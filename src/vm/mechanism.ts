@@ -65,6 +65,7 @@ export interface MechanismOptions {
   regionMiB?: number;
   jitterPct?: number;
   logMinNs?: number;
+  innerLocks?: number;
   timeoutS?: number;
   /** Raw run directory (default: workDir()/mechanism/STAMP). */
   rawDir?: string;
@@ -102,6 +103,8 @@ export interface MicroShape {
   regionMiB: number;
   jitterPct: number;
   logMinNs: number;
+  /** Uncontended nested acquires in each hold (PostgreSQL takes buffer-header locks under buffer_strategy_lock): with the extension on they re-arm a request the kernel cleared (protocol v2). */
+  innerLocks: number;
 }
 
 export function defaultShape(o: Partial<MicroShape> = {}): MicroShape {
@@ -114,6 +117,7 @@ export function defaultShape(o: Partial<MicroShape> = {}): MicroShape {
     regionMiB: o.regionMiB ?? 384,
     jitterPct: o.jitterPct ?? 25,
     logMinNs: o.logMinNs ?? 10000,
+    innerLocks: o.innerLocks ?? 2,
   };
 }
 
@@ -127,6 +131,7 @@ export function runMicroOptions(r: PlannedRun, s: MicroShape): MicroOptions {
     extension: r.extension,
     faultInCs: { pages: r.pages === "hugetlb" ? "hugetlb" : "4k", faultEvery: s.faultEvery, regionMiB: s.regionMiB, prefault: r.pages === "4k-prefault" },
     jitterPct: s.jitterPct,
+    innerLocks: s.innerLocks,
     seed: r.seed,
     holdLog: "/tmp/slicelab-holds.txt",
     logMinNs: s.logMinNs,
@@ -248,6 +253,8 @@ export interface MechanismRow {
   waitP99Ns: number | null;
   waitP999Ns: number | null;
   dropped: number;
+  /** Nested acquires that re-armed a request the kernel had cleared. */
+  rearmed: number;
   lostEvents: number;
   switchesWithoutStack: number;
   preemptMarkDisagree: number;
@@ -317,6 +324,7 @@ export function rowFromRunDir(dir: string, r: PlannedRun, ctx: { kernelRelease: 
     waitP99Ns: x.waitNs?.p99 ?? null,
     waitP999Ns: x.waitNs?.p999 ?? null,
     dropped: x.dropped,
+    rearmed: x.rearmed,
     lostEvents: s.lostEvents,
     switchesWithoutStack: s.switchesWithoutStack,
     preemptMarkDisagree: s.preemptMarkAgreement.disagree,

@@ -21,7 +21,8 @@ const usage = `usage: slicelab mechanism SUBCOMMAND [OPTIONS] [--json]
       The mechanism factorial (issue 14) in one boot: preemption mode (switched
       at run time through debugfs sched/preempt) × pages × extension, in N
       randomised blocks (default 3), each run the micro-benchmark with
-      --fault-in-cs (default 2 threads, 2 hogs, 2000 ns sections ±25 %, a fresh
+      --fault-in-cs (default 2 threads, 2 hogs, 2000 ns sections ±25 % with 2
+      nested uncontended acquires (v2 re-arm points), a fresh
       page every 4th section, 1 s) while tracefs records every switch away from
       a worker with its kernel stack. Default accel tcg-icount, 1 vCPU.
       Writes rows.json / rows.csv (one row per run), cells.json, predictions.json
@@ -50,7 +51,7 @@ const CSV_FIELDS: (keyof MechanismRow)[] = [
   "run", "block", "order", "seed", "mode", "modeActive", "kernelRelease", "accel", "pages", "hugeKiBMapped", "extension", "durationS",
   "holds", "holdsLogged", "logLost", "deschedHolds", "kernelFault", "kernelOther", "returnFault", "returnInterrupt", "returnSyscall",
   "voluntary", "unclassified", "covered", "grants", "expired", "revoked", "yields", "grantsInDeschedHolds", "faultsUnderLock",
-  "freshPagesTouched", "regionExhausted", "throughputPerS", "hogWorkPerS", "holdP99Ns", "waitP99Ns", "waitP999Ns", "dropped",
+  "freshPagesTouched", "regionExhausted", "throughputPerS", "hogWorkPerS", "holdP99Ns", "waitP99Ns", "waitP999Ns", "dropped", "rearmed",
   "lostEvents", "switchesWithoutStack", "preemptMarkDisagree",
 ];
 
