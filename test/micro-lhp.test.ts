@@ -54,13 +54,77 @@ test("micro run --extension off: JSON with throughput, hold-time percentiles and
   assert.equal(r.code, 0, r.stderr);
   const run = JSON.parse(r.stdout) as MicroRun;
   assert.deepEqual(Object.keys(run), ["program", "version", "config", "feature", "results", "kernelStats", "binary", "env"]);
-  assert.deepEqual(run.config, { threads: 2, hogs: 1, csNs: 500, thinkNs: 500, durationS: 1, extension: "off", holdTimes: true });
+  assert.deepEqual(run.config, {
+    threads: 2, hogs: 1, csNs: 500, thinkNs: 500, durationS: 1, extension: "off", holdTimes: true,
+    requestProtocol: 2, backoff: "spin", innerLocks: 0, jitterPct: 0, seed: 1, faultInCs: null,
+  });
   assert.equal(run.feature.available, null);
   const x = checkResults(run);
   assert.ok(x.holdNs);
   assert.equal(x.requests, 0);
   assert.equal(x.grants + x.yields + x.revoked, 0);
-  assert.deepEqual(run.env, {});
+  // issue 13: every arm runs with the same environment (and so the same rseq registration)
+  assert.deepEqual(run.env, { GLIBC_TUNABLES: "glibc.pthread.rseq=0" });
+  assert.ok(x.waitNs && x.waitNs.p50 <= x.waitNs.p90 && x.waitNs.p90 <= x.waitNs.p99 && x.waitNs.p99 <= x.waitNs.p999, "wait percentiles in order");
+  assert.ok(x.hogs.loops > 0 && x.hogs.workNs > 0, "the hog's work is reported");
+});
+
+test("micro run: off, simulate and on arms get the same environment and the same rseq registration", () => {
+  const runs = ["off", "simulate", "none"].map((ext) => {
+    const r = cli(["micro", "run", "--threads", "1", "--duration", "0.2", "--extension", ext, "--json"]);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout) as MicroRun;
+  });
+  for (const run of runs) {
+    assert.deepEqual(run.env, runs[0]!.env, `${run.config.extension}: same env as off`);
+    assert.equal(run.feature.registered, runs[0]!.feature.registered, `${run.config.extension}: same registration`);
+    assert.equal(run.feature.glibcRseqSize, 0, "glibc's own registration is off in every arm");
+  }
+  // on this host's kernel (rseq present) each thread registers its own area in every arm
+  assert.equal(runs[0]!.feature.registered, true);
+});
+
+test("micro run --fault-in-cs: each fresh page touched inside a section is one worker minor fault; --prefault removes them", () => {
+  const r = cli(["micro", "run", "--threads", "2", "--cs-ns", "200", "--duration", "0.3", "--fault-in-cs", "--region-mib", "8", "--fault-every", "2", "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const run = JSON.parse(r.stdout) as MicroRun;
+  assert.deepEqual(run.config.faultInCs, { pages: "4k", faultEvery: 2, regionMiB: 8, prefault: false });
+  const f = run.results!.faults;
+  assert.ok(f.freshPagesTouched > 0 && f.freshPagesTouched <= 2048);
+  // the loop touches new memory only in sections: faults ≈ fresh pages (a few for the stack/TLS at most)
+  assert.ok(f.workerMinor >= f.freshPagesTouched && f.workerMinor <= f.freshPagesTouched + 16, `minor ${f.workerMinor} vs touched ${f.freshPagesTouched}`);
+  assert.equal(f.hugeKiBMapped, 0);
+  const p = cli(["micro", "run", "--threads", "2", "--cs-ns", "200", "--duration", "0.3", "--fault-in-cs", "--region-mib", "8", "--fault-every", "2", "--prefault", "--json"]);
+  assert.equal(p.code, 0, p.stderr);
+  const pf = (JSON.parse(p.stdout) as MicroRun).results!.faults;
+  assert.ok(pf.freshPagesTouched > 0);
+  assert.ok(pf.workerMinor <= 16, `pre-faulted: ${pf.workerMinor} worker faults`);
+});
+
+test("micro run --backoff slock and --hold-log: the mode is recorded, holds are logged in the holder-trace format", async () => {
+  const { mkdtempSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const dir = mkdtempSync(join(tmpdir(), "lhp-"));
+  const log = join(dir, "holds.txt");
+  const r = cli(["micro", "run", "--threads", "3", "--hogs", "1", "--cs-ns", "2000", "--duration", "0.3", "--backoff", "slock", "--jitter-pct", "30", "--seed", "7", "--hold-log", log, "--log-min-ns", "0", "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const run = JSON.parse(r.stdout) as MicroRun;
+  assert.equal(run.config.backoff, "slock");
+  assert.equal(run.config.jitterPct, 30);
+  const lines = readFileSync(log, "utf8").split("\n").filter((l) => l !== "");
+  assert.match(lines[0]!, /^# slicelab-lhp hold log v1: .*holds >= 0 ns/);
+  const workers = lines.filter((l) => l.startsWith("# worker "));
+  assert.equal(workers.length, 3);
+  const logged = workers.reduce((a, l) => a + Number(/logged (\d+)/.exec(l)![1]), 0);
+  const lost = workers.reduce((a, l) => a + Number(/lost (\d+)/.exec(l)![1]), 0);
+  assert.equal(logged + lost, run.results!.criticalSections, "with --log-min-ns 0 every hold is logged or counted lost");
+  assert.equal(lines.filter((l) => !l.startsWith("#")).length, logged);
+  const bad = cli(["micro", "run", "--backoff", "never"]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--backoff: expected spin or slock, found "never"/);
+  const orphan = cli(["micro", "run", "--pages", "hugetlb"]);
+  assert.equal(orphan.code, 2);
+  assert.match(orphan.stderr, /go with --fault-in-cs/);
 });
 
 test("micro run --extension simulate: one request per critical section, never a grant", () => {

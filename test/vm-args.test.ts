@@ -5,6 +5,9 @@ import assert from "node:assert/strict";
 import { execa } from "execa";
 import { guestInitScript, shQuote, MARK_START } from "../src/vm/guest-init.js";
 import { qemuArgs } from "../src/vm/qemu.js";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { repoRoot } from "../src/util/paths.js";
 
 test("shQuote survives a round trip through /bin/sh", async () => {
   const words = ["plain", "it's", "a b", "$HOME", "\"q\"", "", "x;rm -rf /", "tab\tnl\n"];
@@ -38,4 +41,16 @@ test("the init script runs the command with the given environment and records it
   assert.equal(r.stdout, "x y");
   assert.ok(script.indexOf(MARK_START) < script.indexOf(line));
   assert.match(script, /echo "\$rc" > '\/tmp\/out dir'\/exit-status/);
+});
+
+test("qemuArgs --accel tcg-icount: single-threaded TCG with instruction-counted time; the CLI accepts it and names the choices", () => {
+  const a = qemuArgs({ kernel: "/k", accel: "tcg-icount", cpus: 1, memMiB: 512, init: "/i", outDir: "/o", append: "" });
+  assert.equal(a[a.indexOf("-accel") + 1], "tcg,thread=single");
+  assert.equal(a[a.indexOf("-icount") + 1], "shift=0,sleep=off");
+  assert.equal(a[a.indexOf("-cpu") + 1], "max");
+  const tcg = qemuArgs({ kernel: "/k", accel: "tcg", cpus: 1, memMiB: 512, init: "/i", outDir: "/o", append: "" });
+  assert.equal(tcg.indexOf("-icount"), -1);
+  const r = spawnSync(process.execPath, [join(repoRoot(), "bin", "slicelab.js"), "vm", "run", "--accel", "icount", "--kernel", "/nonexistent", "--", "true"], { encoding: "utf8" });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /--accel expects auto, kvm, tcg or tcg-icount, got "icount"/);
 });

@@ -20,4 +20,5 @@ export const commands: CommandEntry[] = [
   { name: "record", load: async () => (await import("./commands/record.js")).recordCommand },
   { name: "study", load: async () => (await import("./commands/study.js")).studyCommand },
   { name: "vm", load: async () => (await import("./commands/vm.js")).vmCommand },
+  { name: "mechanism", load: async () => (await import("./commands/mechanism.js")).mechanismCommand },
 ];

@@ -34,12 +34,34 @@ export interface MicroOptions {
   extension: ExtensionMode;
   /** Measure hold times (two clock reads per critical section); default true. */
   holdTimes?: boolean;
+  /** Fault inside critical sections: every faultEvery-th section writes to a fresh page of a shared region. */
+  faultInCs?: { pages: PageKind; faultEvery?: number; regionMiB?: number; prefault?: boolean };
+  /** spin (default: test-and-set, no back-off) or slock (PostgreSQL s_lock-like spin, then sleep). */
+  backoff?: Backoff;
+  /** Uncontended nested acquires inside each hold (exercise the v2 re-arm). */
+  innerLocks?: number;
+  /** Section and think lengths vary by ± this percentage (default 0). */
+  jitterPct?: number;
+  seed?: number;
+  /** Write holds of at least logMinNs to this file (tid start end flags, CLOCK_MONOTONIC). */
+  holdLog?: string;
+  logMinNs?: number;
 }
+
+export type PageKind = "4k" | "hugetlb" | "thp";
+export const PAGE_KINDS: readonly PageKind[] = ["4k", "hugetlb", "thp"];
+export type Backoff = "spin" | "slock";
+export const BACKOFFS: readonly Backoff[] = ["spin", "slock"];
+
+/** Every arm runs with the same environment: glibc's rseq registration off, so each thread registers its own area. */
+export const MICRO_ENV: Readonly<Record<string, string>> = { GLIBC_TUNABLES: "glibc.pthread.rseq=0" };
 
 export interface MicroFeature {
   /** null with --extension off (not probed). */
   available: boolean | null;
   area: string;
+  /** Whether every worker thread has an rseq registration (same in every arm). */
+  registered: boolean;
   glibcRseqSize: number;
   auxvFeatureSize: number;
   auxvAlign: number;
@@ -58,6 +80,16 @@ export interface MicroResults {
   cpuNsPerIteration: number;
   loopsPerNs: number;
   holdNs: { mean: number; p50: number; p99: number; p999: number; max: number } | null;
+  /** Time from the first attempt to the acquisition, per acquisition. */
+  waitNs: { mean: number; p50: number; p90: number; p99: number; p999: number; max: number } | null;
+  /** The hogs' work: spin_work(1000) calls, as calibrated ns, their CPU seconds, calls per second. */
+  hogs: { loops: number; workNs: number; cpuS: number; workPerS: number };
+  /** Worker threads' page faults over the loop (the loop touches new memory only inside sections). */
+  faults: { workerMinor: number; workerMajor: number; freshPagesTouched: number; regionExhausted: boolean; hugeKiBMapped: number };
+  /** Releases that found the request cleared without a grant (the kernel dropped it). */
+  dropped: number;
+  /** Nested acquires that re-armed a cleared request (protocol v2). */
+  rearmed: number;
   involuntaryCtxSwitches: { workers: number; hogs: number };
   voluntaryCtxSwitches: number;
   requests: number;
@@ -69,14 +101,18 @@ export interface MicroResults {
 export interface MicroRun {
   program: "slicelab-lhp";
   version: number;
-  config: { threads: number; hogs: number; csNs: number; thinkNs: number; durationS: number; extension: ExtensionMode; holdTimes: boolean };
+  config: {
+    threads: number; hogs: number; csNs: number; thinkNs: number; durationS: number; extension: ExtensionMode; holdTimes: boolean;
+    requestProtocol: number; backoff: Backoff; innerLocks: number; jitterPct: number; seed: number;
+    faultInCs: { pages: PageKind; faultEvery: number; regionMiB: number; prefault: boolean } | null;
+  };
   feature: MicroFeature;
   /** null when --extension on could not be enabled (see feature.reason). */
   results: MicroResults | null;
   /** debugfs rseq/stats after − before, when readable. */
   kernelStats: RseqStatsDiff | null;
   binary: { path: string; sourceSha256: string; static: boolean };
-  /** Environment given to the program (GLIBC_TUNABLES for --extension on). */
+  /** Environment given to the program (the same in every arm: MICRO_ENV). */
   env: Record<string, string>;
 }
 
@@ -147,9 +183,16 @@ export function parseMicroOutput(text: string, where = "lhp output"): Omit<Micro
   const results = o.results as Record<string, unknown> | null;
   if (results !== null) {
     if (typeof results !== "object") throw new ParseError(where, 1, "a results object or null", JSON.stringify(results));
-    for (const k of ["criticalSections", "elapsedS", "throughputPerS", "nsPerIteration", "cpuNsPerIteration", "requests", "grants", "yields", "revoked"]) {
+    for (const k of ["criticalSections", "elapsedS", "throughputPerS", "nsPerIteration", "cpuNsPerIteration", "requests", "grants", "yields", "revoked", "dropped", "rearmed"]) {
       expectNumber(results, k, where);
     }
+    for (const [obj, keys] of [["hogs", ["loops", "workNs", "cpuS", "workPerS"]], ["faults", ["workerMinor", "workerMajor", "freshPagesTouched", "hugeKiBMapped"]]] as const) {
+      const o2 = results[obj] as Record<string, unknown> | undefined;
+      if (typeof o2 !== "object" || o2 === null) throw new ParseError(where, 1, `a ${obj} object`, JSON.stringify(o2));
+      for (const k of keys) expectNumber(o2, k, `${where} ${obj}`);
+    }
+    const wait = results.waitNs as Record<string, unknown> | null;
+    if (wait !== null && wait !== undefined) for (const k of ["mean", "p50", "p90", "p99", "p999", "max"]) expectNumber(wait, k, `${where} waitNs`);
     const hold = results.holdNs as Record<string, unknown> | null;
     if (hold !== null) for (const k of ["mean", "p50", "p99", "p999", "max"]) expectNumber(hold, k, `${where} holdNs`);
   }
@@ -167,14 +210,27 @@ export function microArgs(opts: MicroOptions): string[] {
   ];
   if (opts.thinkNs !== undefined) args.push("--think-ns", String(opts.thinkNs));
   if (opts.holdTimes === false) args.push("--no-hold-times");
+  if (opts.faultInCs) {
+    args.push("--fault-in-cs", "--pages", opts.faultInCs.pages);
+    if (opts.faultInCs.faultEvery !== undefined) args.push("--fault-every", String(opts.faultInCs.faultEvery));
+    if (opts.faultInCs.regionMiB !== undefined) args.push("--region-mib", String(opts.faultInCs.regionMiB));
+    if (opts.faultInCs.prefault) args.push("--prefault");
+  }
+  if (opts.backoff !== undefined) args.push("--backoff", opts.backoff);
+  if (opts.innerLocks !== undefined) args.push("--inner-locks", String(opts.innerLocks));
+  if (opts.jitterPct !== undefined) args.push("--jitter-pct", String(opts.jitterPct));
+  if (opts.seed !== undefined) args.push("--seed", String(opts.seed));
+  if (opts.holdLog !== undefined) args.push("--hold-log", opts.holdLog);
+  if (opts.logMinNs !== undefined) args.push("--log-min-ns", String(opts.logMinNs));
   return args;
 }
 
 /**
- * Runs the micro-benchmark once. With --extension on, glibc's own rseq
- * registration is switched off (GLIBC_TUNABLES=glibc.pthread.rseq=0) so that
- * each thread can register an area covering slice_ctrl, as glibc before 2.41
- * registers only the original 32 bytes (legacy mode, no slice extensions).
+ * Runs the micro-benchmark once. In every arm glibc's own rseq registration is
+ * switched off (GLIBC_TUNABLES=glibc.pthread.rseq=0) so that each thread
+ * registers an area covering slice_ctrl (glibc before 2.41 registers only the
+ * original 32 bytes: legacy mode, no slice extensions); the arms then differ
+ * only in the request writes and, for on, the prctl that enables the feature.
  */
 export async function runMicro(opts: MicroOptions): Promise<MicroRun> {
   for (const [k, v] of Object.entries({ threads: opts.threads, hogs: opts.hogs, "cs-ns": opts.csNs })) {
@@ -183,7 +239,9 @@ export async function runMicro(opts: MicroOptions): Promise<MicroRun> {
   if (!(opts.durationS > 0)) throw new UserError(`--duration: expected seconds > 0, found ${opts.durationS}`);
   if (!EXTENSION_MODES.includes(opts.extension)) throw new UserError(`--extension: expected off, on, simulate or none, found ${JSON.stringify(opts.extension)}`);
   const binary = await buildMicro();
-  const env: Record<string, string> = opts.extension === "on" ? { GLIBC_TUNABLES: "glibc.pthread.rseq=0" } : {};
+  if (opts.faultInCs && !PAGE_KINDS.includes(opts.faultInCs.pages)) throw new UserError(`--pages: expected 4k, hugetlb or thp, found ${JSON.stringify(opts.faultInCs.pages)}`);
+  if (opts.backoff !== undefined && !BACKOFFS.includes(opts.backoff)) throw new UserError(`--backoff: expected spin or slock, found ${JSON.stringify(opts.backoff)}`);
+  const env: Record<string, string> = { ...MICRO_ENV };
   const before = readRseqStats();
   const { stdout, stderr, code } = await new Promise<{ stdout: string; stderr: string; code: number | null }>((resolvePromise, reject) => {
     const child = spawn(binary.path, microArgs(opts), { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });

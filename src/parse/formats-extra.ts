@@ -4,6 +4,7 @@ import { detectLockStatExcerpt, parseLockStatExcerpt, type LockStatExcerpt } fro
 import { detectPerfLockContention, detectPerfLockReport, parsePerfLockContention, parsePerfLockReport } from "./perf-lock.js";
 import { detectRseqStats, parseRseqStats } from "./rseq-stats.js";
 import { sliceTraceFormat } from "./slice-trace.js";
+import { holderTraceFormat } from "./holder-trace.js";
 
 /** One flat record per class row of every table: the table's number, label and version, then the row and its class's points. */
 function lockStatRecords(ex: LockStatExcerpt): Record<string, unknown>[] {
@@ -84,4 +85,5 @@ export const extraFormats: ParserFormat[] = [
     },
   },
   sliceTraceFormat,
+  holderTraceFormat,
 ];

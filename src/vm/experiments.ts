@@ -140,7 +140,7 @@ export async function runMicroAbInVm(o: MicroAbOptions): Promise<MicroAbResult> 
       accel: vm.accel,
       accelReason: vm.accelReason,
       timingCaveat:
-        vm.accel === "tcg"
+        vm.accel !== "kvm"
           ? "TCG: the guest CPU is emulated by QEMU (instructions translated; timer interrupts, preemption points and atomics run at emulation speed and vCPU threads are scheduled by a busy host). Throughput here is functional evidence only, not performance evidence."
           : "KVM guest on a shared 2-core host: timings include host contention.",
       cpus: vm.cpus,

@@ -17,7 +17,23 @@ import { writeFileAtomic } from "../util/fs.js";
 import { workDir } from "../util/paths.js";
 import { guestInitScript, MARK_EXIT, MARK_OVERLAY_FAILED, MARK_START, OUT_TAG } from "./guest-init.js";
 
-export type Accel = "kvm" | "tcg";
+/**
+ * kvm; tcg: multi-threaded TCG (guest time = host time, the guest ~20× slower);
+ * tcg-icount: single-threaded TCG with instruction-counted virtual time
+ * (`-icount shift=0,sleep=off`: one guest ns per instruction), so ticks and
+ * grant timers cover the amount of guest work they would on hardware. One host
+ * thread runs all vCPUs in turn: with more than one vCPU the emulator itself
+ * deschedules a vCPU.
+ */
+export type Accel = "kvm" | "tcg" | "tcg-icount";
+export const ACCELS: readonly Accel[] = ["kvm", "tcg", "tcg-icount"];
+
+/** QEMU's -accel (and -icount) words for ACCEL. */
+export function accelArgs(accel: Accel): string[] {
+  if (accel === "kvm") return ["-accel", "kvm"];
+  if (accel === "tcg") return ["-accel", "tcg,thread=multi"];
+  return ["-accel", "tcg,thread=single", "-icount", "shift=0,sleep=off"];
+}
 
 export interface VmOptions {
   kernel: string;
@@ -98,7 +114,7 @@ export function qemuArgs(o: {
   ].filter((s) => s !== "");
   return [
     "-machine", "q35",
-    "-accel", o.accel === "kvm" ? "kvm" : "tcg,thread=multi",
+    ...accelArgs(o.accel),
     "-cpu", o.accel === "kvm" ? "host" : "max",
     "-smp", String(o.cpus),
     "-m", String(o.memMiB),
@@ -241,7 +257,8 @@ export async function runVm(o: VmOptions): Promise<VmResult> {
   const timeoutS = o.timeoutS ?? 600;
   let accel: Accel;
   let accelReason: string;
-  if (o.accel === "kvm" || o.accel === "tcg") {
+  if (o.accel !== undefined && o.accel !== "auto") {
+    if (!ACCELS.includes(o.accel)) throw new UserError(`--accel expects auto, kvm, tcg or tcg-icount, got "${o.accel as string}"`);
     accel = o.accel;
     accelReason = `--accel ${o.accel}`;
   } else {

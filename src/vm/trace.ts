@@ -312,7 +312,7 @@ export async function runSliceTraceInVm(o: SliceTraceOptions): Promise<SliceTrac
       accel: vm.accel,
       accelReason: vm.accelReason,
       timingCaveat:
-        vm.accel === "tcg"
+        vm.accel !== "kvm"
           ? "TCG: the guest CPU is emulated by QEMU; timer interrupts, syscalls and the slice timer run at emulation speed on a busy 2-core host, so durations are functional evidence (what ends grants, how the two methods relate), not the durations a real CPU would show."
           : "KVM guest on a shared 2-core host: durations include host contention.",
       cpus: vm.cpus,

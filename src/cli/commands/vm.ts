@@ -80,7 +80,10 @@ VM OPTIONS
   --mem MIB         memory in MiB (default 2048)
   --append ARGS     extra kernel command line (e.g. "preempt=full rseq_slice_ext=0")
   --timeout S       kill the guest after S seconds (default 600)
-  --accel auto|kvm|tcg   default auto: KVM if a probe boot reaches the command, else TCG
+  --accel auto|kvm|tcg|tcg-icount
+                    default auto: KVM if a probe boot reaches the command, else TCG;
+                    tcg-icount: single-threaded TCG with instruction-counted virtual
+                    time (-icount shift=0,sleep=off), ticks and timers in guest work
   --out DIR         shared results directory (default: .work/vm/runs/ID/out)
   --env K=V         environment for COMMAND (repeatable)
   --quiet           do not stream the console
@@ -104,7 +107,7 @@ type VmValues = { [K in keyof typeof vmOptions]?: (typeof vmOptions)[K] extends 
 
 function vmOpts(values: VmValues, command: string[]): VmOptions {
   const accel = values.accel ?? "auto";
-  if (!["auto", "kvm", "tcg"].includes(accel)) throw new UserError(`--accel expects auto, kvm or tcg, got "${accel}"`);
+  if (!["auto", "kvm", "tcg", "tcg-icount"].includes(accel)) throw new UserError(`--accel expects auto, kvm, tcg or tcg-icount, got "${accel}"`);
   const env: Record<string, string> = {};
   for (const kv of values.env ?? []) {
     const i = kv.indexOf("=");
@@ -142,7 +145,7 @@ export const vmCommand: Command = {
         if (values.json) printJson(r);
         else {
           process.stderr.write(
-            `\nslicelab vm: ${r.accel.toUpperCase()} (${r.accelReason}); boot to command ${r.bootToCommandS ?? "—"} s, total ${r.totalS} s${r.accel === "tcg" ? " (TCG: emulated CPU, not a performance measurement)" : ""}\nslicelab vm: results in ${r.outDir}\n`,
+            `\nslicelab vm: ${r.accel.toUpperCase()} (${r.accelReason}); boot to command ${r.bootToCommandS ?? "—"} s, total ${r.totalS} s${r.accel !== "kvm" ? " (TCG: emulated CPU, not a performance measurement)" : ""}\nslicelab vm: results in ${r.outDir}\n`,
           );
         }
         if (r.timedOut) {
@@ -222,7 +225,7 @@ export const vmCommand: Command = {
         if (values.json) printJson(r);
         else {
           const c = r.comparison;
-          process.stdout.write(`${r.rows.length} runs in ${r.dir} (${r.vm.accel.toUpperCase()}${r.vm.accel === "tcg" ? ": emulated CPU, functional evidence only" : ""})\n`);
+          process.stdout.write(`${r.rows.length} runs in ${r.dir} (${r.vm.accel.toUpperCase()}${r.vm.accel !== "kvm" ? ": emulated CPU, functional evidence only" : ""})\n`);
           if (c) {
             const b = c.bootstrap.meanDiffPct;
             process.stdout.write(`throughput on vs off: ${c.welch.differencePct.toFixed(1)} % (95 % bootstrap CI ${b.lo.toFixed(1)} … ${b.hi.toFixed(1)} %; Welch p = ${c.welch.p.toPrecision(2)}); ${c.verdict}\n`);
@@ -300,7 +303,7 @@ export const vmCommand: Command = {
         });
         if (values.json) printJson({ dir: r.dir, vm: r.vm, crossCheck: r.crossCheck, statsDelta: r.statsDelta?.counters ?? null, analysis: analysisSummary(r.analysis) });
         else {
-          process.stdout.write(`traced run in ${r.dir} (${r.vm.accel.toUpperCase()}${r.vm.accel === "tcg" ? ": emulated CPU, durations are functional evidence only" : ""})\n`);
+          process.stdout.write(`traced run in ${r.dir} (${r.vm.accel.toUpperCase()}${r.vm.accel !== "kvm" ? ": emulated CPU, durations are functional evidence only" : ""})\n`);
           process.stdout.write(sliceTraceReport(r.analysis));
           for (const c of r.crossCheck) process.stdout.write(`  rseq/stats ${c.counter} ${c.stats} vs trace ${c.trace} (${c.traceIs})${c.stats === c.trace ? "" : "  MISMATCH"}\n`);
         }

@@ -1,0 +1,276 @@
+/**
+ * The mechanism factorial (issue 14), from its per-run rows: per cell (mode ×
+ * pages × extension) the rates per 1,000 holds of holder deschedulings by
+ * where they happened, with 95 % intervals across runs; the in-kernel share;
+ * the fraction of "the kernel wanted the holder off the CPU" events that a
+ * grant covered; and on/off differences. Pure functions of the rows.
+ */
+import { mean, variance } from "../stats/summary.js";
+import { tQuantile } from "../stats/distributions.js";
+import { createRng } from "../stats/prng.js";
+
+/** The row fields this analysis reads (a subset of src/vm/mechanism.ts MechanismRow). */
+export interface FactorialRow {
+  run: string;
+  mode: string;
+  pages: string;
+  extension: string;
+  kernelRelease: string;
+  accel: string;
+  holds: number;
+  deschedHolds: number;
+  kernelFault: number;
+  kernelOther: number;
+  returnFault: number;
+  returnInterrupt: number;
+  returnSyscall: number;
+  voluntary: number;
+  unclassified: number;
+  covered: number;
+  grants: number | null;
+  faultsUnderLock: number;
+  throughputPerS: number;
+  hogWorkPerS: number;
+  waitP99Ns: number | null;
+  lostEvents: number;
+}
+
+export interface Interval {
+  mean: number;
+  lo: number;
+  hi: number;
+  n: number;
+}
+
+/** Mean with a 95 % t interval (n ≥ 2; n = 1 gives the value with lo = hi = NaN). */
+export function tInterval(xs: readonly number[], level = 0.95): Interval {
+  const n = xs.length;
+  if (n === 0) return { mean: NaN, lo: NaN, hi: NaN, n };
+  const m = mean(xs);
+  if (n < 2) return { mean: m, lo: NaN, hi: NaN, n };
+  const h = tQuantile(1 - (1 - level) / 2, n - 1) * Math.sqrt(variance(xs) / n);
+  return { mean: m, lo: m - h, hi: m + h, n };
+}
+
+/** Welch interval for mean(b) − mean(a). */
+export function welchDiff(a: readonly number[], b: readonly number[], level = 0.95): Interval {
+  const na = a.length;
+  const nb = b.length;
+  const d = mean(b) - mean(a);
+  if (na < 2 || nb < 2) return { mean: d, lo: NaN, hi: NaN, n: Math.min(na, nb) };
+  const va = variance(a) / na;
+  const vb = variance(b) / nb;
+  const se = Math.sqrt(va + vb);
+  if (se === 0) return { mean: d, lo: d, hi: d, n: Math.min(na, nb) };
+  const df = (va + vb) ** 2 / (va ** 2 / (na - 1) + vb ** 2 / (nb - 1));
+  const h = tQuantile(1 - (1 - level) / 2, df) * se;
+  return { mean: d, lo: d - h, hi: d + h, n: Math.min(na, nb) };
+}
+
+/**
+ * Ratio of sums Σnum / Σden over runs, with a 95 % percentile bootstrap over
+ * runs (seeded: the same rows give the same interval). NaN when Σden = 0.
+ */
+export function ratioOfSums(num: readonly number[], den: readonly number[], reps = 2000, seed = 14): Interval {
+  const n = num.length;
+  const sn = num.reduce((a, x) => a + x, 0);
+  const sd = den.reduce((a, x) => a + x, 0);
+  const point = sd > 0 ? sn / sd : NaN;
+  if (n < 2 || !(sd > 0)) return { mean: point, lo: NaN, hi: NaN, n };
+  const rng = createRng(seed);
+  const reps_: number[] = [];
+  for (let r = 0; r < reps; r++) {
+    let a = 0;
+    let b = 0;
+    for (let i = 0; i < n; i++) {
+      const j = rng.index(n);
+      a += num[j]!;
+      b += den[j]!;
+    }
+    if (b > 0) reps_.push(a / b);
+  }
+  reps_.sort((x, y) => x - y);
+  const q = (p: number) => reps_[Math.min(reps_.length - 1, Math.max(0, Math.floor(p * reps_.length)))]!;
+  return { mean: point, lo: q(0.025), hi: q(0.975), n };
+}
+
+export const kernelOf = (r: FactorialRow) => r.kernelFault + r.kernelOther;
+export const returnOf = (r: FactorialRow) => r.returnFault + r.returnInterrupt + r.returnSyscall;
+/** Holds in which the kernel wanted the holder off the CPU: preempted (kernel or return) or deferred by a grant to the hold's end. */
+export const wantedOf = (r: FactorialRow) => kernelOf(r) + returnOf(r) + r.covered;
+
+const per1000 = (f: (r: FactorialRow) => number) => (r: FactorialRow) => (r.holds > 0 ? (1000 * f(r)) / r.holds : 0);
+
+export const RATES = {
+  desched: per1000((r) => r.deschedHolds),
+  kernel: per1000(kernelOf),
+  kernelFault: per1000((r) => r.kernelFault),
+  atReturn: per1000(returnOf),
+  returnFault: per1000((r) => r.returnFault),
+  returnInterrupt: per1000((r) => r.returnInterrupt),
+  covered: per1000((r) => r.covered),
+  faultsUnderLock: per1000((r) => r.faultsUnderLock),
+} as const;
+export type RateName = keyof typeof RATES;
+
+export interface CellSummary {
+  mode: string;
+  pages: string;
+  extension: string;
+  runs: number;
+  holds: number;
+  /** Per 1,000 holds, mean over runs with a 95 % t interval. */
+  rates: Record<RateName, Interval>;
+  /** Sums over the cell's runs. */
+  totals: { desched: number; kernel: number; kernelFault: number; atReturn: number; returnFault: number; covered: number; faultsUnderLock: number; voluntary: number; unclassified: number; lostEvents: number };
+  /** In-kernel share of holder preemptions: Σkernel / Σ(kernel + at return). */
+  inKernelShare: Interval;
+  /** In-fault share of in-kernel preemptions. */
+  faultShareOfKernel: Interval;
+  /** Share of return-from-fault among at-return preemptions. */
+  faultShareOfReturn: Interval;
+  /** Σcovered / Σ(kernel + at return + covered): the extension's reach. */
+  coveredFraction: Interval;
+  throughputPerS: Interval;
+  hogWorkPerS: Interval;
+}
+
+export function cellKey(c: { mode: string; pages: string; extension: string }): string {
+  return `${c.mode}/${c.pages}/${c.extension}`;
+}
+
+/** One summary per cell present in the rows, in the order mode, pages, extension of first appearance sorted. */
+export function summariseCells(rows: readonly FactorialRow[]): CellSummary[] {
+  const groups = new Map<string, FactorialRow[]>();
+  for (const r of rows) {
+    const k = cellKey(r);
+    if (!groups.has(k)) groups.set(k, []);
+    groups.get(k)!.push(r);
+  }
+  const order = (a: string, b: string) => a.localeCompare(b);
+  return [...groups.keys()].sort(order).map((k) => {
+    const rs = groups.get(k)!;
+    const sum = (f: (r: FactorialRow) => number) => rs.reduce((a, r) => a + f(r), 0);
+    const rates = Object.fromEntries(Object.entries(RATES).map(([name, f]) => [name, tInterval(rs.map(f))])) as Record<RateName, Interval>;
+    return {
+      mode: rs[0]!.mode,
+      pages: rs[0]!.pages,
+      extension: rs[0]!.extension,
+      runs: rs.length,
+      holds: sum((r) => r.holds),
+      rates,
+      totals: {
+        desched: sum((r) => r.deschedHolds),
+        kernel: sum(kernelOf),
+        kernelFault: sum((r) => r.kernelFault),
+        atReturn: sum(returnOf),
+        returnFault: sum((r) => r.returnFault),
+        covered: sum((r) => r.covered),
+        faultsUnderLock: sum((r) => r.faultsUnderLock),
+        voluntary: sum((r) => r.voluntary),
+        unclassified: sum((r) => r.unclassified),
+        lostEvents: sum((r) => r.lostEvents),
+      },
+      inKernelShare: ratioOfSums(rs.map(kernelOf), rs.map((r) => kernelOf(r) + returnOf(r))),
+      faultShareOfKernel: ratioOfSums(rs.map((r) => r.kernelFault), rs.map(kernelOf)),
+      faultShareOfReturn: ratioOfSums(rs.map((r) => r.returnFault), rs.map(returnOf)),
+      coveredFraction: ratioOfSums(rs.map((r) => r.covered), rs.map(wantedOf)),
+      throughputPerS: tInterval(rs.map((r) => r.throughputPerS)),
+      hogWorkPerS: tInterval(rs.map((r) => r.hogWorkPerS)),
+    };
+  });
+}
+
+/** Rows of one cell. */
+export function cellRows(rows: readonly FactorialRow[], c: { mode: string; pages: string; extension: string }): FactorialRow[] {
+  return rows.filter((r) => r.mode === c.mode && r.pages === c.pages && r.extension === c.extension);
+}
+
+/** on − off of a per-1,000-holds rate in one mode × pages, Welch 95 % interval. */
+export function extensionEffect(rows: readonly FactorialRow[], mode: string, pages: string, rate: RateName): Interval {
+  const off = cellRows(rows, { mode, pages, extension: "off" }).map(RATES[rate]);
+  const on = cellRows(rows, { mode, pages, extension: "on" }).map(RATES[rate]);
+  return welchDiff(off, on);
+}
+
+function fmt(x: number, digits = 1): string {
+  return Number.isFinite(x) ? x.toFixed(digits) : "—";
+}
+
+/** "12.3 (10.1–14.5)" */
+export function fmtInterval(i: Interval, digits = 1, scale = 1): string {
+  if (!Number.isFinite(i.mean)) return "—";
+  if (!Number.isFinite(i.lo)) return `${fmt(i.mean * scale, digits)} (n=${i.n})`;
+  return `${fmt(i.mean * scale, digits)} (${fmt(i.lo * scale, digits)}–${fmt(i.hi * scale, digits)})`;
+}
+
+/** The notebook's factorial table: one row per cell, strings with intervals. */
+export function factorialTable(cells: readonly CellSummary[]): Record<string, string | number>[] {
+  return cells.map((c) => ({
+    mode: c.mode,
+    pages: c.pages,
+    extension: c.extension,
+    runs: c.runs,
+    holds: c.holds,
+    "desched /1k holds": fmtInterval(c.rates.desched, 2),
+    "in kernel /1k": fmtInterval(c.rates.kernel, 2),
+    "in fault /1k": fmtInterval(c.rates.kernelFault, 2),
+    "at return /1k": fmtInterval(c.rates.atReturn, 2),
+    "return from fault /1k": fmtInterval(c.rates.returnFault, 2),
+    "covered /1k": fmtInterval(c.rates.covered, 2),
+    "faults under lock /1k": fmtInterval(c.rates.faultsUnderLock, 1),
+    "in-kernel share %": fmtInterval(c.inKernelShare, 0, 100),
+    "covered fraction %": fmtInterval(c.coveredFraction, 0, 100),
+    "throughput /s": fmtInterval(c.throughputPerS, 0),
+  }));
+}
+
+function cell(cells: readonly CellSummary[], mode: string, pages: string, extension: string): CellSummary | undefined {
+  return cells.find((c) => c.mode === mode && c.pages === pages && c.extension === extension);
+}
+
+/**
+ * The answer, as one paragraph computed from the cells: the in-kernel share
+ * with 4 KB pages and the extension off, the covered fraction with it on, the
+ * on−off change of in-kernel deschedulings, and what huge pages / pre-faulting
+ * did. Every number comes with its interval; missing cells are said missing.
+ */
+export function answerSentence(rows: readonly FactorialRow[], cells: readonly CellSummary[] = summariseCells(rows)): string {
+  const parts: string[] = [];
+  const accel = [...new Set(rows.map((r) => r.accel))].join("/");
+  const release = [...new Set(rows.map((r) => r.kernelRelease))].join(", ");
+  const where =
+    accel === "host"
+      ? `On this machine's own kernel (Linux ${release}, no VM, a shared 2-vCPU host; ${rows.length} runs),`
+      : `In the VM (Linux ${release}, QEMU ${accel === "tcg-icount" ? "TCG with instruction-counted time" : accel}${accel === "kvm" ? "" : ": functional evidence"}; ${rows.length} runs),`;
+  parts.push(where);
+  const modes = [...new Set(cells.map((c) => c.mode))].sort().filter((m) => cell(cells, m, "4k", "off"));
+  if (modes.length === 0) return `${parts.join(" ")} the 4 KB / extension-off cells are missing: no answer.`;
+  const shareBits = modes.map((m) => {
+    const c = cell(cells, m, "4k", "off")!;
+    return `${fmtInterval(c.inKernelShare, 0, 100)} % under ${m} (${c.totals.kernel} of ${c.totals.kernel + c.totals.atReturn}; ${fmtInterval(c.faultShareOfKernel, 0, 100)} % of those inside the page fault)`;
+  });
+  parts.push(`with 4 KB pages and the extension off, the share of lock-holder preemptions that happened inside the kernel was ${shareBits.join(" and ")}.`);
+  const onBits = modes
+    .filter((m) => cell(cells, m, "4k", "on"))
+    .map((m) => {
+      const on = cell(cells, m, "4k", "on")!;
+      const dk = extensionEffect(rows, m, "4k", "kernel");
+      const dr = extensionEffect(rows, m, "4k", "atReturn");
+      return `under ${m} the extension covered ${fmtInterval(on.coveredFraction, 0, 100)} % of the holds the kernel wanted to preempt, changed preemptions at the return by ${fmtInterval(dr, 2)} and inside the kernel by ${fmtInterval(dk, 2)} per 1,000 holds (on − off)`;
+    });
+  if (onBits.length > 0) parts.push(`With the extension on, ${onBits.join("; ")}.`);
+  else parts.push("The extension-on cells are missing.");
+  for (const remedy of ["hugetlb", "4k-prefault"]) {
+    const bits = modes
+      .filter((m) => cell(cells, m, remedy, "off"))
+      .map((m) => {
+        const r = cell(cells, m, remedy, "off")!;
+        const b = cell(cells, m, "4k", "off")!;
+        return `${m}: faults under lock ${fmtInterval(b.rates.faultsUnderLock, 1)} → ${fmtInterval(r.rates.faultsUnderLock, 2)}, in-kernel preemptions ${fmtInterval(b.rates.kernel, 2)} → ${fmtInterval(r.rates.kernel, 2)} per 1,000 holds`;
+      });
+    if (bits.length > 0) parts.push(`${remedy === "hugetlb" ? "Huge pages (hugetlb)" : "Pre-faulting the region"}, extension off — ${bits.join("; ")}.`);
+  }
+  parts.push("Intervals: 95 % t over runs for rates, bootstrap over runs for shares.");
+  return parts.join(" ");
+}

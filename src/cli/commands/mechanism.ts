@@ -1,0 +1,177 @@
+import type { Command } from "../command.js";
+import { numberOption, parseCommandArgs, printJson } from "../args.js";
+import { UserError } from "../../util/errors.js";
+import { writeFileAtomic } from "../../util/fs.js";
+import { repoRoot } from "../../util/paths.js";
+import { cachedKernel, defaultKernelImage } from "../../kernel/ensure.js";
+import { ACCELS, type Accel } from "../../vm/qemu.js";
+import { PAGE_LEVELS, runMechanismInVm, runMechanismOnHost, type ExtLevel, type MechanismRow, type PageLevel, type PreemptMode } from "../../vm/mechanism.js";
+import { answerSentence, summariseCells, type FactorialRow } from "../../analysis/mechanism.js";
+import { evaluatePredictions } from "../../analysis/mechanism-predictions.js";
+import { kitInfo, hostInfo } from "../../bench/provenance.js";
+import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+
+const usage = `usage: slicelab mechanism SUBCOMMAND [OPTIONS] [--json]
+
+  run [--blocks N] [--duration S] [--modes full,lazy] [--pages 4k,4k-prefault,hugetlb]
+      [--extensions off,on] [--seed S] [--threads T] [--hogs H] [--cs-ns L]
+      [--fault-every K] [--region-mib M] [--jitter-pct P] [--cpus N] [--mem MIB]
+      [--accel tcg-icount|tcg|kvm] [--kernel PATH] [--timeout S] [--out DIR]
+      The mechanism factorial (issue 14) in one boot: preemption mode (switched
+      at run time through debugfs sched/preempt) × pages × extension, in N
+      randomised blocks (default 3), each run the micro-benchmark with
+      --fault-in-cs (default 2 threads, 2 hogs, 2000 ns sections ±25 % with 2
+      nested uncontended acquires (v2 re-arm points), a fresh
+      page every 4th section, 1 s) while tracefs records every switch away from
+      a worker with its kernel stack. Default accel tcg-icount, 1 vCPU.
+      Writes rows.json / rows.csv (one row per run), cells.json, predictions.json
+      and provenance.json to data/runs/mechanism-2026/STAMP/ (or --out DIR);
+      raw traces stay under .work/mechanism/.
+  analyse DIR
+      Recompute cells, predictions and the answer from DIR/rows.json.
+  run --host [--blocks N] [--pages …] [--duration S] …
+      The same runs on this machine's kernel instead of a VM (root; tracefs
+      and debugfs mounted): a private tracing instance, the preemption mode as
+      it is (read, never changed), extension off, no huge-page reservation.
+      Records go to data/runs/mechanism-2026/host-STAMP/ (or --out DIR).
+
+Under TCG (also with icount) the CPU is emulated: counts of where preemptions
+land are the evidence; times are functional evidence only.`;
+
+function listOption<T extends string>(name: string, v: string | undefined, allowed: readonly T[], dflt: readonly T[]): T[] {
+  if (v === undefined) return [...dflt];
+  const xs = v.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  for (const x of xs) if (!(allowed as readonly string[]).includes(x)) throw new UserError(`--${name}: expected a comma list of ${allowed.join(", ")}, found ${JSON.stringify(x)}`);
+  if (xs.length === 0) throw new UserError(`--${name}: expected at least one of ${allowed.join(", ")}`);
+  return xs as T[];
+}
+
+const CSV_FIELDS: (keyof MechanismRow)[] = [
+  "run", "block", "order", "seed", "mode", "modeActive", "kernelRelease", "accel", "pages", "hugeKiBMapped", "extension", "durationS",
+  "holds", "holdsLogged", "logLost", "deschedHolds", "kernelFault", "kernelOther", "returnFault", "returnInterrupt", "returnSyscall",
+  "voluntary", "unclassified", "covered", "grants", "expired", "revoked", "yields", "grantsInDeschedHolds", "faultsUnderLock",
+  "freshPagesTouched", "regionExhausted", "throughputPerS", "hogWorkPerS", "holdP99Ns", "waitP99Ns", "waitP999Ns", "dropped", "rearmed",
+  "lostEvents", "switchesWithoutStack", "preemptMarkDisagree",
+];
+
+export function rowsCsv(rows: readonly MechanismRow[]): string {
+  const cell = (v: unknown) => (v === null || v === undefined ? "" : String(v));
+  return `${CSV_FIELDS.join(",")}\n${rows.map((r) => CSV_FIELDS.map((k) => cell(r[k])).join(",")).join("\n")}\n`;
+}
+
+/** Reads DIR/rows.json of a mechanism record; a clear error when it is not one. */
+export function readMechanismRows(dir: string): MechanismRow[] {
+  const p = join(dir, "rows.json");
+  if (!existsSync(p)) throw new UserError(`${p}: no such file (expected a record written by \`slicelab mechanism run\`)`);
+  let rows: unknown;
+  try {
+    rows = JSON.parse(readFileSync(p, "utf8"));
+  } catch {
+    throw new UserError(`${p}: not JSON`);
+  }
+  if (!Array.isArray(rows)) throw new UserError(`${p}: expected an array of rows`);
+  return rows as MechanismRow[];
+}
+
+/** Writes cells, predictions and the answer computed from the rows into DIR. */
+export function writeAnalysis(dir: string, rows: readonly MechanismRow[]): { answer: string } {
+  const fr = rows as unknown as FactorialRow[];
+  const cells = summariseCells(fr);
+  writeFileAtomic(join(dir, "cells.json"), `${JSON.stringify(cells, null, 2)}\n`);
+  writeFileAtomic(join(dir, "predictions.json"), `${JSON.stringify(evaluatePredictions(fr), null, 2)}\n`);
+  const answer = answerSentence(fr, cells);
+  writeFileAtomic(join(dir, "answer.txt"), `${answer}\n`);
+  return { answer };
+}
+
+export const mechanismCommand: Command = {
+  name: "mechanism",
+  summary: "the 2026 regression's mechanism: where lock holders are preempted (kernel/fault vs return), extension off/on, in the VM",
+  usage,
+  async run(argv) {
+    const [sub, ...rest] = argv;
+    if (sub === "analyse") {
+      const { values, positionals } = parseCommandArgs("mechanism", rest, { json: { type: "boolean" } });
+      if (positionals.length !== 1) throw new UserError("usage: slicelab mechanism analyse DIR");
+      const rows = readMechanismRows(positionals[0]!);
+      const { answer } = writeAnalysis(positionals[0]!, rows);
+      if (values.json) printJson({ dir: positionals[0], rows: rows.length, answer });
+      else process.stdout.write(`${answer}\n`);
+      return 0;
+    }
+    if (sub !== "run") throw new UserError(`expected a subcommand (run, analyse), found ${sub === undefined ? "none" : JSON.stringify(sub)} (see \`slicelab mechanism --help\`)`);
+    const { values, positionals } = parseCommandArgs("mechanism", rest, {
+      blocks: { type: "string" }, duration: { type: "string" }, modes: { type: "string" }, pages: { type: "string" },
+      extensions: { type: "string" }, seed: { type: "string" }, threads: { type: "string" }, hogs: { type: "string" },
+      "cs-ns": { type: "string" }, "fault-every": { type: "string" }, "region-mib": { type: "string" }, "jitter-pct": { type: "string" },
+      cpus: { type: "string" }, mem: { type: "string" }, accel: { type: "string" }, kernel: { type: "string" },
+      timeout: { type: "string" }, out: { type: "string" }, quiet: { type: "boolean" }, json: { type: "boolean" }, host: { type: "boolean" },
+    });
+    if (positionals.length > 0) throw new UserError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+    const accel = (values.accel ?? "tcg-icount") as Accel;
+    if (!ACCELS.includes(accel)) throw new UserError(`--accel expects ${ACCELS.join(", ")}, got "${values.accel}"`);
+    const host = values.host === true;
+    if (host && (values.kernel !== undefined || values.accel !== undefined || values.modes !== undefined || values.cpus !== undefined)) {
+      throw new UserError("--host runs on this machine's kernel in its current preemption mode: --kernel, --accel, --modes and --cpus do not apply");
+    }
+    const rec = values.kernel || host ? undefined : cachedKernel();
+    const kernel = host ? "(host)" : (values.kernel ?? defaultKernelImage());
+    const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "Z");
+    const dir = values.out ?? join(repoRoot(), "data", "runs", "mechanism-2026", host ? `host-${stamp}` : stamp);
+    if (existsSync(dir) && readdirSync(dir).length > 0) throw new UserError(`${dir}: not empty; choose a new --out directory`);
+    const common = {
+      blocks: numberOption("blocks", values.blocks, 3),
+      modes: listOption<PreemptMode>("modes", values.modes, ["full", "lazy"], ["full", "lazy"]),
+      pages: listOption<PageLevel>("pages", values.pages, PAGE_LEVELS, PAGE_LEVELS),
+      extensions: listOption<ExtLevel>("extensions", values.extensions, ["off", "on"], ["off", "on"]),
+      seed: numberOption("seed", values.seed, 1),
+      threads: values.threads === undefined ? undefined : numberOption("threads", values.threads, 2),
+      hogs: values.hogs === undefined ? undefined : numberOption("hogs", values.hogs, 2),
+      csNs: values["cs-ns"] === undefined ? undefined : numberOption("cs-ns", values["cs-ns"], 2000),
+      durationS: values.duration === undefined ? undefined : numberOption("duration", values.duration, 1),
+      faultEvery: values["fault-every"] === undefined ? undefined : numberOption("fault-every", values["fault-every"], 4),
+      regionMiB: values["region-mib"] === undefined ? undefined : numberOption("region-mib", values["region-mib"], 384),
+      jitterPct: values["jitter-pct"] === undefined ? undefined : numberOption("jitter-pct", values["jitter-pct"], 25),
+      timeoutS: values.timeout === undefined ? undefined : numberOption("timeout", values.timeout, 3600),
+      onConsole: values.quiet || values.json ? undefined : (s: string) => process.stderr.write(s),
+    };
+    const r = host
+      ? await runMechanismOnHost({ ...common, modes: undefined, pages: values.pages === undefined ? undefined : common.pages, extensions: values.extensions === undefined ? undefined : common.extensions })
+      : await runMechanismInVm({ ...common, kernel, kernelRelease: rec?.version, accel, cpus: numberOption("cpus", values.cpus, 1), memMiB: numberOption("mem", values.mem, 2048) });
+    if (r.rows.length === 0) {
+      throw new UserError(`no run produced a row (VM exit ${r.vm.exitStatus ?? "none"}${r.vm.timedOut ? ", timed out" : ""}; ${r.guest.notes ?? ""} ${r.failed.slice(0, 3).map((f) => `${f.run}: ${f.reason}`).join("; ")}); raw files in ${r.rawDir}`);
+    }
+    mkdirSync(dir, { recursive: true });
+    writeFileAtomic(join(dir, "rows.json"), `${JSON.stringify(r.rows, null, 2)}\n`);
+    writeFileAtomic(join(dir, "rows.csv"), rowsCsv(r.rows));
+    writeFileAtomic(
+      join(dir, "provenance.json"),
+      `${JSON.stringify(
+        {
+          what: "mechanism factorial (issue 14): micro-benchmark --fault-in-cs in the VM, holder deschedulings classified from sched_switch kernel stacks",
+          evidence: host ? "this machine's kernel (no VM; a shared host: other jobs ran too)" : accel === "kvm" ? "KVM guest" : "TCG functional evidence: counts of where preemptions land; times are emulated",
+          vm: r.vm,
+          kernel: { release: r.kernelRelease, bzImage: kernel, build: rec ? { version: rec.version, bzImageSha256: rec.bzImageSha256, configSha256: rec.configSha256 } : null, guestConfigSha256: r.guest.configSha256 },
+          guest: r.guest,
+          shape: r.shape,
+          plan: r.plan,
+          failed: r.failed,
+          micro: r.micro,
+          rawDir: r.rawDir,
+          kit: kitInfo(),
+          host: hostInfo(),
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    const { answer } = writeAnalysis(dir, r.rows);
+    if (values.json) printJson({ dir, rows: r.rows.length, failed: r.failed, answer });
+    else {
+      process.stdout.write(`${r.rows.length} runs (${r.failed.length} failed) in ${dir}\n${answer}\n`);
+      for (const f of r.failed) process.stdout.write(`  run ${f.run}: ${f.reason}\n`);
+    }
+    return r.failed.length === 0 ? 0 : 1;
+  },
+};

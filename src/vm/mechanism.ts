@@ -1,0 +1,459 @@
+/**
+ * The mechanism factorial (issue 14) in one boot of the 7.2 kernel, by default
+ * under instruction-counted TCG (`--accel tcg-icount`): preemption mode
+ * (full/lazy, switched at run time through debugfs sched/preempt) × pages
+ * (4k, 4k pre-faulted, hugetlb) × extension (off/on), in randomised blocks
+ * (every cell once per block, a seeded shuffle per block), each run with its
+ * own seed and jittered section lengths.
+ *
+ * Each run: the micro-benchmark with --fault-in-cs and a hold log, while
+ * tracefs records sched_switch with a stacktrace trigger on switches away from
+ * the workers (and rseq_slice_grant/expire when the kernel has the slicelab
+ * tracepoints); debugfs rseq/stats before and after. The guest gzips hold log
+ * + trace into one holder trace per run (src/parse/holder-trace.ts). The host
+ * reduces each run to one row; raw files stay in the work directory.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { buildMicro, microArgs, parseMicroOutput, MICRO_ENV, type MicroOptions } from "../micro/driver.js";
+import { parseHolderTrace, summariseHolderTrace, type HolderTraceSummary } from "../parse/holder-trace.js";
+import { diffRseqStats, parseRseqStats } from "../parse/rseq-stats.js";
+import { createRng } from "../stats/prng.js";
+import { UserError } from "../util/errors.js";
+import { workDir } from "../util/paths.js";
+import { shQuote } from "./guest-init.js";
+import { runVm, type Accel, type VmResult } from "./qemu.js";
+
+/** "current": leave the mode as it is (host runs: the mode is read, never changed). */
+export type PreemptMode = "full" | "lazy" | "none" | "current";
+export type PageLevel = "4k" | "4k-prefault" | "hugetlb";
+export type ExtLevel = "off" | "on";
+export const PAGE_LEVELS: readonly PageLevel[] = ["4k", "4k-prefault", "hugetlb"];
+
+export interface Cell {
+  mode: PreemptMode;
+  pages: PageLevel;
+  extension: ExtLevel;
+}
+
+export interface PlannedRun extends Cell {
+  id: string;
+  block: number;
+  /** Position in the boot (0-based). */
+  order: number;
+  seed: number;
+}
+
+export interface MechanismOptions {
+  kernel: string;
+  kernelRelease?: string;
+  accel?: Accel;
+  cpus?: number;
+  memMiB?: number;
+  blocks: number;
+  modes?: PreemptMode[];
+  pages?: PageLevel[];
+  extensions?: ExtLevel[];
+  seed?: number;
+  threads?: number;
+  hogs?: number;
+  csNs?: number;
+  durationS?: number;
+  faultEvery?: number;
+  regionMiB?: number;
+  jitterPct?: number;
+  logMinNs?: number;
+  innerLocks?: number;
+  timeoutS?: number;
+  /** Raw run directory (default: workDir()/mechanism/STAMP). */
+  rawDir?: string;
+  onConsole?: (s: string) => void;
+}
+
+/** Every cell once per block, shuffled per block with a seeded RNG; seeds differ per run. */
+export function planRuns(o: { blocks: number; modes: readonly PreemptMode[]; pages: readonly PageLevel[]; extensions: readonly ExtLevel[]; seed: number }): PlannedRun[] {
+  if (!Number.isInteger(o.blocks) || o.blocks < 1) throw new UserError(`--blocks expects an integer ≥ 1, found ${o.blocks}`);
+  const cells: Cell[] = [];
+  for (const mode of o.modes) for (const pages of o.pages) for (const extension of o.extensions) cells.push({ mode, pages, extension });
+  if (cells.length === 0) throw new UserError("the factorial has no cells (empty --modes, --pages or --extensions)");
+  const rng = createRng(o.seed);
+  const out: PlannedRun[] = [];
+  for (let b = 0; b < o.blocks; b++) {
+    const order = cells.map((c) => c);
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = rng.index(i + 1);
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    for (const c of order) {
+      const n = out.length;
+      out.push({ ...c, id: String(n + 1).padStart(3, "0"), block: b + 1, order: n, seed: 1 + rng.index(1_000_000) });
+    }
+  }
+  return out;
+}
+
+export interface MicroShape {
+  threads: number;
+  hogs: number;
+  csNs: number;
+  durationS: number;
+  faultEvery: number;
+  regionMiB: number;
+  jitterPct: number;
+  logMinNs: number;
+  /** Uncontended nested acquires in each hold (PostgreSQL takes buffer-header locks under buffer_strategy_lock): with the extension on they re-arm a request the kernel cleared (protocol v2). */
+  innerLocks: number;
+}
+
+export function defaultShape(o: Partial<MicroShape> = {}): MicroShape {
+  return {
+    threads: o.threads ?? 2,
+    hogs: o.hogs ?? 2,
+    csNs: o.csNs ?? 2000,
+    durationS: o.durationS ?? 1,
+    faultEvery: o.faultEvery ?? 4,
+    regionMiB: o.regionMiB ?? 384,
+    jitterPct: o.jitterPct ?? 25,
+    logMinNs: o.logMinNs ?? 10000,
+    innerLocks: o.innerLocks ?? 2,
+  };
+}
+
+/** The micro-benchmark's options for one planned run. */
+export function runMicroOptions(r: PlannedRun, s: MicroShape): MicroOptions {
+  return {
+    threads: s.threads,
+    hogs: s.hogs,
+    csNs: s.csNs,
+    durationS: s.durationS,
+    extension: r.extension,
+    faultInCs: { pages: r.pages === "hugetlb" ? "hugetlb" : "4k", faultEvery: s.faultEvery, regionMiB: s.regionMiB, prefault: r.pages === "4k-prefault" },
+    jitterPct: s.jitterPct,
+    innerLocks: s.innerLocks,
+    seed: r.seed,
+    holdLog: "/tmp/slicelab-holds.txt",
+    logMinNs: s.logMinNs,
+  };
+}
+
+/**
+ * The guest script: tracefs set-up once, then every planned run in order.
+ * host: run on this machine instead of a VM guest — a private tracing instance
+ * (removed at the end), no huge-page reservation, the preemption mode read and
+ * never written.
+ */
+export function guestMechanismScript(o: { lhp: string; runs: PlannedRun[]; shape: MicroShape; bufferKb: number; host?: boolean }): string {
+  const hugePages = Math.ceil(o.shape.regionMiB / 2) + 8;
+  const host = o.host === true;
+  const env = Object.entries(MICRO_ENV).map(([k, v]) => `${k}=${shQuote(v)}`).join(" ");
+  const runs = o.runs
+    .map((r) => `run ${r.id} ${r.mode} ${microArgs(runMicroOptions(r, o.shape)).map(shQuote).join(" ")}`)
+    .join("\n");
+  return `set -u
+O="$SLICELAB_VM_OUT"; T=/sys/kernel/tracing; D=/sys/kernel/debug
+note() { echo "slicelab-mechanism: $*"; echo "$*" >> "$O/notes.txt"; }
+uname -r > "$O/uname-r"
+${host ? `[ -d $T/instances ] || { note "tracefs not mounted at $T"; exit 3; }
+T=$T/instances/slicelab-mechanism-$$
+mkdir $T || { note "cannot create the tracing instance $T"; exit 3; }
+trap 'echo 0 > $T/tracing_on; echo 0 > $T/events/sched/sched_switch/enable; echo "!stacktrace if prev_comm ~ \"lhp-w*\"" > $T/events/sched/sched_switch/trigger; rmdir $T' EXIT
+# the mode: debugfs sched/preempt when readable, else preempt= on the command line, else the Kconfig default
+hostmode() {
+  cat $D/sched/preempt 2>/dev/null && return
+  m=$(tr ' ' '\\n' < /proc/cmdline | sed -n 's/^preempt=//p' | tail -1)
+  if [ -z "$m" ]; then
+    cfg=$( (zcat /proc/config.gz || cat /boot/config-$(uname -r)) 2>/dev/null | grep -E '^CONFIG_PREEMPT(_NONE|_VOLUNTARY|_LAZY)?=y')
+    case "$cfg" in *CONFIG_PREEMPT_NONE=y*) m=none;; *CONFIG_PREEMPT_VOLUNTARY=y*) m=voluntary;; *CONFIG_PREEMPT_LAZY=y*) m=lazy;; *CONFIG_PREEMPT=y*) m=full;; esac
+  fi
+  echo "(\${m:-unknown}) [not readable in debugfs: from the kernel command line or config]"
+}
+hostmode > "$O/preempt-at-boot"` : `[ -w $D/sched/preempt ] || { note "no writable debugfs sched/preempt (needs PREEMPT_DYNAMIC)"; exit 3; }
+cat $D/sched/preempt > "$O/preempt-at-boot"
+echo ${hugePages} > /proc/sys/vm/nr_hugepages 2>/dev/null || note "nr_hugepages refused"`}
+cat /proc/sys/vm/nr_hugepages > "$O/nr_hugepages" 2>/dev/null
+[ -r /proc/config.gz ] && zcat /proc/config.gz | sha256sum | cut -d' ' -f1 > "$O/config-sha256"
+echo 0 > $T/tracing_on
+echo mono > $T/trace_clock || { note "trace_clock mono refused"; exit 3; }
+echo ${o.bufferKb} > $T/buffer_size_kb || note "buffer_size_kb ${o.bufferKb} refused"
+${host ? `echo 'prev_comm ~ "lhp-*" || next_comm ~ "lhp-*"' > $T/events/sched/sched_switch/filter || note "sched_switch filter refused"
+` : ""}echo 1 > $T/events/sched/sched_switch/enable || { note "sched_switch refused"; exit 3; }
+echo 'stacktrace if prev_comm ~ "lhp-w*"' > $T/events/sched/sched_switch/trigger || { note "stacktrace trigger refused"; exit 3; }
+for e in rseq_slice_grant rseq_slice_expire; do [ -e $T/events/rseq/$e/enable ] && echo 1 > $T/events/rseq/$e/enable; done
+cat $T/trace_clock > "$O/trace_clock"
+mkdir -p "$O/runs"
+run() {
+  id=$1; mode=$2; shift 2
+  R="$O/runs/$id"; mkdir -p "$R"
+  if [ "$mode" != current ]; then echo $mode > $D/sched/preempt || { note "run $id: sched/preempt $mode refused"; echo refused > "$R/status"; return; }; fi
+  ${host ? `hostmode > "$R/preempt"` : `cat $D/sched/preempt > "$R/preempt"`}
+  echo > $T/trace
+  cat $D/rseq/stats > "$R/rseq-stats-before.txt" 2>/dev/null
+  echo 1 > $T/tracing_on
+  env ${env} ${shQuote(o.lhp)} "$@" > "$R/micro.json" 2> "$R/micro.err"
+  echo $? > "$R/status"
+  echo 0 > $T/tracing_on
+  cat $D/rseq/stats > "$R/rseq-stats-after.txt" 2>/dev/null
+  for c in $T/per_cpu/cpu*; do echo "== $(basename $c)"; cat $c/stats; done > "$R/buffer-stats.txt"
+  [ -e /proc/pressure/cpu ] && cat /proc/loadavg > "$R/loadavg"
+  { cat /tmp/slicelab-holds.txt; echo "# slicelab-lhp trace follows"; cat $T/trace; } | gzip -1 > "$R/holder-trace.txt.gz"
+  rm -f /tmp/slicelab-holds.txt
+  echo "slicelab-mechanism: run $id done"
+}
+${runs}
+exit 0
+`;
+}
+
+/** One row per run: the factorial's unit of evidence. */
+export interface MechanismRow {
+  run: string;
+  block: number;
+  order: number;
+  seed: number;
+  mode: PreemptMode;
+  /** The mode debugfs sched/preempt reported after the switch (its bracketed word). */
+  modeActive: string;
+  kernelRelease: string;
+  /** kvm, tcg, tcg-icount, or "host" (this machine's kernel, no VM). */
+  accel: Accel | "host";
+  pages: PageLevel;
+  hugeKiBMapped: number;
+  extension: ExtLevel;
+  durationS: number;
+  holds: number;
+  holdsLogged: number;
+  logLost: number;
+  /** Holds during which the holder left the CPU, by where the first descheduling happened. */
+  deschedHolds: number;
+  kernelFault: number;
+  kernelOther: number;
+  returnFault: number;
+  returnInterrupt: number;
+  returnSyscall: number;
+  voluntary: number;
+  unclassified: number;
+  /** Holds whose end a grant covered (granted still set at release). */
+  covered: number;
+  /** Kernel counters (rseq/stats deltas): grants, expiries, revocations, yields. */
+  grants: number | null;
+  expired: number | null;
+  revoked: number | null;
+  yields: number | null;
+  /** rseq_slice_grant events inside descheduled holds (tracepoint kernel only). */
+  grantsInDeschedHolds: number | null;
+  /** Worker minor faults during the loop (new memory is touched only inside sections). */
+  faultsUnderLock: number;
+  freshPagesTouched: number;
+  regionExhausted: boolean;
+  throughputPerS: number;
+  hogWorkPerS: number;
+  holdP99Ns: number | null;
+  waitP99Ns: number | null;
+  waitP999Ns: number | null;
+  dropped: number;
+  /** Nested acquires that re-armed a request the kernel had cleared. */
+  rearmed: number;
+  lostEvents: number;
+  switchesWithoutStack: number;
+  preemptMarkDisagree: number;
+}
+
+/** The active word of debugfs sched/preempt ("none voluntary (full) lazy" → "full"). */
+export function activePreemptMode(text: string, file: string): string {
+  const m = /\((\w+)\)/.exec(text);
+  if (!m) throw new UserError(`${file}: expected the active mode in parentheses, found ${JSON.stringify(text.trim())}`);
+  return m[1]!;
+}
+
+function readIf(p: string): string | null {
+  return existsSync(p) ? readFileSync(p, "utf8") : null;
+}
+
+/** Reduces one run directory (written by the guest script) to its row. */
+export function rowFromRunDir(dir: string, r: PlannedRun, ctx: { kernelRelease: string; accel: Accel | "host"; durationS: number }): { row: MechanismRow; summary: HolderTraceSummary } {
+  const status = (readIf(join(dir, "status")) ?? "").trim();
+  if (status !== "0") throw new UserError(`${dir}: run ${r.id} ended with status ${status || "none"}: ${(readIf(join(dir, "micro.err")) ?? "").trim().slice(0, 300)}`);
+  const micro = parseMicroOutput(readFileSync(join(dir, "micro.json"), "utf8"), join(dir, "micro.json"));
+  if (!micro.results) throw new UserError(`${dir}/micro.json: no results (${micro.feature.reason ?? "unknown reason"})`);
+  const x = micro.results;
+  const tracePath = join(dir, "holder-trace.txt.gz");
+  const trace = parseHolderTrace(gunzipSync(readFileSync(tracePath)).toString("utf8"), tracePath);
+  const s = summariseHolderTrace(trace);
+  const before = readIf(join(dir, "rseq-stats-before.txt"));
+  const after = readIf(join(dir, "rseq-stats-after.txt"));
+  const stats = before && after ? diffRseqStats(parseRseqStats(before, join(dir, "rseq-stats-before.txt")), parseRseqStats(after, join(dir, "rseq-stats-after.txt"))) : null;
+  const c = stats?.sliceExtension ? stats.counters : null;
+  const row: MechanismRow = {
+    run: r.id,
+    block: r.block,
+    order: r.order,
+    seed: r.seed,
+    mode: r.mode === "current" ? (activePreemptMode(readFileSync(join(dir, "preempt"), "utf8"), join(dir, "preempt")) as PreemptMode) : r.mode,
+    modeActive: activePreemptMode(readFileSync(join(dir, "preempt"), "utf8"), join(dir, "preempt")),
+    kernelRelease: ctx.kernelRelease,
+    accel: ctx.accel,
+    pages: r.pages,
+    hugeKiBMapped: x.faults.hugeKiBMapped,
+    extension: r.extension,
+    durationS: ctx.durationS,
+    holds: x.criticalSections,
+    holdsLogged: s.holdsLogged,
+    logLost: s.logLost,
+    deschedHolds: s.deschedHolds,
+    kernelFault: s.firstByClass["kernel-fault"],
+    kernelOther: s.firstByClass["kernel-other"],
+    returnFault: s.firstByClass["return-fault"],
+    returnInterrupt: s.firstByClass["return-interrupt"],
+    returnSyscall: s.firstByClass["return-syscall"],
+    voluntary: s.firstByClass.voluntary,
+    unclassified: s.firstByClass.unclassified,
+    covered: x.grants,
+    grants: c ? (c.sgrant ?? 0) : null,
+    expired: c ? (c.sexpir ?? 0) : null,
+    revoked: c ? (c.srevok ?? 0) : null,
+    yields: c ? (c.syield ?? 0) : null,
+    grantsInDeschedHolds: s.grantsInDeschedHolds,
+    faultsUnderLock: x.faults.workerMinor,
+    freshPagesTouched: x.faults.freshPagesTouched,
+    regionExhausted: x.faults.regionExhausted,
+    throughputPerS: x.throughputPerS,
+    hogWorkPerS: x.hogs.workPerS,
+    holdP99Ns: x.holdNs?.p99 ?? null,
+    waitP99Ns: x.waitNs?.p99 ?? null,
+    waitP999Ns: x.waitNs?.p999 ?? null,
+    dropped: x.dropped,
+    rearmed: x.rearmed,
+    lostEvents: s.lostEvents,
+    switchesWithoutStack: s.switchesWithoutStack,
+    preemptMarkDisagree: s.preemptMarkAgreement.disagree,
+  };
+  return { row, summary: s };
+}
+
+export interface MechanismRun {
+  rawDir: string;
+  vm: Pick<VmResult, "accel" | "accelReason" | "cpus" | "memMiB" | "append" | "exitStatus" | "timedOut" | "bootToCommandS" | "totalS">;
+  kernelRelease: string;
+  plan: PlannedRun[];
+  shape: MicroShape;
+  rows: MechanismRow[];
+  /** Planned runs that produced no row, with the reason. */
+  failed: { run: string; reason: string }[];
+  guest: { nrHugepages: string | null; configSha256: string | null; traceClock: string | null; preemptAtBoot: string | null; notes: string | null };
+  micro: { sourceSha256: string; static: boolean };
+}
+
+export async function runMechanismInVm(o: MechanismOptions): Promise<MechanismRun> {
+  const shape = defaultShape(o);
+  const cpus = o.cpus ?? 1;
+  if (shape.threads + shape.hogs <= cpus) throw new UserError(`--threads ${shape.threads} + --hogs ${shape.hogs} must exceed --cpus ${cpus}: the run must be oversubscribed`);
+  const plan = planRuns({
+    blocks: o.blocks,
+    modes: o.modes ?? ["full", "lazy"],
+    pages: o.pages ?? PAGE_LEVELS,
+    extensions: o.extensions ?? ["off", "on"],
+    seed: o.seed ?? 1,
+  });
+  const micro = await buildMicro();
+  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "Z");
+  const rawDir = o.rawDir ?? join(workDir(), "mechanism", stamp);
+  mkdirSync(rawDir, { recursive: true });
+  if (readdirSync(rawDir).length > 0) throw new UserError(`${rawDir}: not empty; choose a new raw directory`);
+  const script = guestMechanismScript({ lhp: micro.path, runs: plan, shape, bufferKb: 16384 });
+  const perRun = shape.durationS * 40 + 30;
+  const vm = await runVm({
+    kernel: o.kernel,
+    accel: o.accel ?? "tcg-icount",
+    cpus,
+    memMiB: o.memMiB ?? 2048,
+    append: "no_timer_check",
+    timeoutS: o.timeoutS ?? Math.round(120 + plan.length * perRun),
+    outDir: rawDir,
+    command: ["sh", "-c", script],
+    onConsole: o.onConsole,
+  });
+  const kernelRelease = (readIf(join(rawDir, "uname-r")) ?? "").trim() || (o.kernelRelease ?? "unknown");
+  const rows: MechanismRow[] = [];
+  const failed: { run: string; reason: string }[] = [];
+  for (const r of plan) {
+    const d = join(rawDir, "runs", r.id);
+    if (!existsSync(join(d, "status"))) {
+      failed.push({ run: r.id, reason: vm.timedOut ? "not reached (the guest timed out)" : "not reached" });
+      continue;
+    }
+    try {
+      rows.push(rowFromRunDir(d, r, { kernelRelease, accel: vm.accel, durationS: shape.durationS }).row);
+    } catch (err) {
+      failed.push({ run: r.id, reason: (err as Error).message });
+    }
+  }
+  return {
+    rawDir,
+    vm: { accel: vm.accel, accelReason: vm.accelReason, cpus: vm.cpus, memMiB: vm.memMiB, append: vm.append, exitStatus: vm.exitStatus, timedOut: vm.timedOut, bootToCommandS: vm.bootToCommandS, totalS: vm.totalS },
+    kernelRelease,
+    plan,
+    shape,
+    rows,
+    failed,
+    guest: {
+      nrHugepages: readIf(join(rawDir, "nr_hugepages"))?.trim() ?? null,
+      configSha256: readIf(join(rawDir, "config-sha256"))?.trim() ?? null,
+      traceClock: readIf(join(rawDir, "trace_clock"))?.trim() ?? null,
+      preemptAtBoot: readIf(join(rawDir, "preempt-at-boot"))?.trim() ?? null,
+      notes: readIf(join(rawDir, "notes.txt"))?.trim() ?? null,
+    },
+    micro: { sourceSha256: micro.sourceSha256, static: micro.static },
+  };
+}
+
+/**
+ * The same runs on this machine's kernel (no VM): for a kernel without the
+ * extension and a mode that must not be changed (a shared host), so modes are
+ * ["current"] and extensions ["off"]. Needs root and tracefs/debugfs mounted.
+ */
+export async function runMechanismOnHost(o: Omit<MechanismOptions, "kernel" | "accel" | "cpus" | "memMiB">): Promise<MechanismRun> {
+  const shape = defaultShape(o);
+  const plan = planRuns({ blocks: o.blocks, modes: ["current"], pages: o.pages ?? ["4k", "4k-prefault"], extensions: o.extensions ?? ["off"], seed: o.seed ?? 1 });
+  const micro = await buildMicro();
+  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "Z");
+  const rawDir = o.rawDir ?? join(workDir(), "mechanism", `host-${stamp}`);
+  mkdirSync(rawDir, { recursive: true });
+  if (readdirSync(rawDir).length > 0) throw new UserError(`${rawDir}: not empty; choose a new raw directory`);
+  const script = guestMechanismScript({ lhp: micro.path, runs: plan, shape, bufferKb: 8192, host: true });
+  const t0 = Date.now();
+  const res = spawnSync("sh", ["-c", script], { env: { ...process.env, SLICELAB_VM_OUT: rawDir }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: (o.timeoutS ?? plan.length * (shape.durationS * 10 + 30)) * 1000 });
+  const kernelRelease = (readIf(join(rawDir, "uname-r")) ?? "").trim() || "unknown";
+  const rows: MechanismRow[] = [];
+  const failed: { run: string; reason: string }[] = [];
+  for (const r of plan) {
+    const d = join(rawDir, "runs", r.id);
+    if (!existsSync(join(d, "status"))) {
+      failed.push({ run: r.id, reason: "not reached" });
+      continue;
+    }
+    try {
+      rows.push(rowFromRunDir(d, r, { kernelRelease, accel: "host", durationS: shape.durationS }).row);
+    } catch (err) {
+      failed.push({ run: r.id, reason: (err as Error).message });
+    }
+  }
+  return {
+    rawDir,
+    vm: { accel: "host" as unknown as Accel, accelReason: "no VM: this machine's kernel", cpus: 0, memMiB: 0, append: "", exitStatus: res.status, timedOut: res.error !== undefined, bootToCommandS: 0, totalS: (Date.now() - t0) / 1000 },
+    kernelRelease,
+    plan,
+    shape,
+    rows,
+    failed,
+    guest: {
+      nrHugepages: null,
+      configSha256: null,
+      traceClock: readIf(join(rawDir, "trace_clock"))?.trim() ?? null,
+      preemptAtBoot: readIf(join(rawDir, "preempt-at-boot"))?.trim() ?? null,
+      notes: [readIf(join(rawDir, "notes.txt"))?.trim(), res.stderr?.trim()].filter((x) => x).join("\n") || null,
+    },
+    micro: { sourceSha256: micro.sourceSha256, static: micro.static },
+  };
+}

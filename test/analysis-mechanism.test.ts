@@ -1,0 +1,142 @@
+/**
+ * The mechanism factorial's analysis and the verdict rules of the predictions
+ * from the 7.2 source: intervals against hand-computed values, and each rule
+ * driven to each of its verdicts by rows built for it.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { answerSentence, extensionEffect, ratioOfSums, summariseCells, tInterval, welchDiff, type FactorialRow } from "../src/analysis/mechanism.js";
+import { evaluatePredictions, PREDICTIONS } from "../src/analysis/mechanism-predictions.js";
+
+function row(over: Partial<FactorialRow> & Pick<FactorialRow, "mode" | "pages" | "extension">): FactorialRow {
+  return {
+    run: "001", kernelRelease: "7.2.13", accel: "tcg-icount", holds: 10000, deschedHolds: 0,
+    kernelFault: 0, kernelOther: 0, returnFault: 0, returnInterrupt: 0, returnSyscall: 0, voluntary: 0, unclassified: 0,
+    covered: 0, grants: 0, faultsUnderLock: 0, throughputPerS: 1000, hogWorkPerS: 10, waitP99Ns: 1, lostEvents: 0,
+    ...over,
+  };
+}
+
+/** n runs of a cell; f(i) gives per-run overrides. */
+function cell(mode: string, pages: string, extension: string, n: number, f: (i: number) => Partial<FactorialRow>): FactorialRow[] {
+  return Array.from({ length: n }, (_, i) => {
+    const o = f(i);
+    const r = row({ mode, pages, extension, run: `${mode}-${pages}-${extension}-${i}`, ...o });
+    r.deschedHolds = r.kernelFault + r.kernelOther + r.returnFault + r.returnInterrupt + r.returnSyscall + r.voluntary + r.unclassified;
+    return r;
+  });
+}
+
+test("tInterval and welchDiff match hand-computed 95 % intervals", () => {
+  // mean 2, sd 1, n 3: half-width t(0.975, 2) = 4.302653 × 1/√3
+  const i = tInterval([1, 2, 3]);
+  assert.equal(i.mean, 2);
+  assert.ok(Math.abs(i.hi - 2 - 4.302653 / Math.sqrt(3)) < 1e-5, String(i.hi));
+  // equal variances, n 3 each: df = 4, se = √(2/3); t(0.975, 4) = 2.776445
+  const d = welchDiff([1, 2, 3], [4, 5, 6]);
+  assert.equal(d.mean, 3);
+  assert.ok(Math.abs(d.hi - 3 - 2.776445 * Math.sqrt(2 / 3)) < 1e-5, String(d.hi));
+  assert.ok(Number.isNaN(tInterval([5]).lo));
+});
+
+test("ratioOfSums: the pooled ratio, a bootstrap interval that contains it, NaN without a denominator", () => {
+  const r = ratioOfSums([1, 2, 3, 4], [10, 10, 10, 10]);
+  assert.equal(r.mean, 0.25);
+  assert.ok(r.lo <= 0.25 && 0.25 <= r.hi && r.lo >= 0.1 && r.hi <= 0.4, JSON.stringify(r));
+  assert.deepEqual(ratioOfSums([1, 2], [10, 10]), ratioOfSums([1, 2], [10, 10]), "seeded: the same rows give the same interval");
+  assert.ok(Number.isNaN(ratioOfSums([0, 0], [0, 0]).mean));
+});
+
+test("summariseCells: rates per 1,000 holds, in-kernel share, covered fraction", () => {
+  const rows = cell("lazy", "4k", "on", 2, (i) => ({ holds: 20000, kernelFault: 4 + i, returnFault: 6, covered: 10 }));
+  const [c] = summariseCells(rows);
+  assert.ok(c);
+  assert.equal(c.runs, 2);
+  assert.equal(c.rates.kernelFault.mean, (1000 * 4) / 20000 / 2 + (1000 * 5) / 20000 / 2);
+  assert.equal(c.totals.kernel, 9);
+  assert.equal(c.inKernelShare.mean, 9 / 21);
+  assert.equal(c.coveredFraction.mean, 20 / (9 + 12 + 20));
+});
+
+const noisy = (base: number, i: number) => base + (i % 3);
+
+test("P1 (fault return grantable): confirmed when on lowers return-from-fault, refuted when it raises it, not tested without any", () => {
+  const p = PREDICTIONS.find((x) => x.id === "P1-fault-return-grantable")!;
+  const mk = (off: number, on: number) => ["full", "lazy"].flatMap((m) => [
+    ...cell(m, "4k", "off", 4, (i) => ({ returnFault: noisy(off, i) })),
+    ...cell(m, "4k", "on", 4, (i) => ({ returnFault: noisy(on, i) })),
+  ]);
+  assert.equal(p.evaluate(mk(40, 2)).verdict, "confirmed");
+  assert.equal(p.evaluate(mk(2, 40)).verdict, "refuted");
+  const none = ["full", "lazy"].flatMap((m) => [...cell(m, "4k", "off", 4, () => ({})), ...cell(m, "4k", "on", 4, () => ({}))]);
+  assert.equal(p.evaluate(none).verdict, "not tested");
+  assert.equal(p.evaluate([]).verdict, "not tested");
+});
+
+test("P2 (no grant in the kernel): refuted only when on clearly lowers in-kernel preemptions", () => {
+  const p = PREDICTIONS.find((x) => x.id === "P2-grant-only-at-return")!;
+  const mk = (off: number, on: number) => ["full", "lazy"].flatMap((m) => [
+    ...cell(m, "4k", "off", 4, (i) => ({ kernelFault: noisy(off, i) })),
+    ...cell(m, "4k", "on", 4, (i) => ({ kernelFault: noisy(on, i) })),
+  ]);
+  assert.equal(p.evaluate(mk(20, 20)).verdict, "confirmed");
+  assert.equal(p.evaluate(mk(20, 40)).verdict, "confirmed");
+  assert.equal(p.evaluate(mk(40, 2)).verdict, "refuted");
+});
+
+test("P3/P4 (in-fault preemption under full / lazy): confirmed, refuted at zero, undecided when the interval reaches 0", () => {
+  for (const [id, mode] of [["P3-full-preempts-in-fault", "full"], ["P4-lazy-escalates-in-fault", "lazy"]] as const) {
+    const p = PREDICTIONS.find((x) => x.id === id)!;
+    assert.equal(p.evaluate(cell(mode, "4k", "off", 4, (i) => ({ kernelFault: noisy(10, i) }))).verdict, "confirmed", id);
+    assert.equal(p.evaluate(cell(mode, "4k", "off", 4, () => ({ kernelFault: 0 }))).verdict, "refuted", id);
+    assert.equal(p.evaluate(cell(mode, "4k", "off", 4, (i) => ({ kernelFault: i === 0 ? 5 : 0 }))).verdict, "undecided", id);
+  }
+});
+
+test("P5 (lazy concentrates at the fault return): compares the shares' intervals", () => {
+  const p = PREDICTIONS.find((x) => x.id === "P5-lazy-concentrates-at-fault-return")!;
+  const mk = (lazyFault: number, fullFault: number) => [
+    ...cell("lazy", "4k", "off", 5, (i) => ({ returnFault: noisy(lazyFault, i), returnInterrupt: noisy(20, i) })),
+    ...cell("full", "4k", "off", 5, (i) => ({ returnFault: noisy(fullFault, i), returnInterrupt: noisy(20, i) })),
+  ];
+  assert.equal(p.evaluate(mk(80, 5)).verdict, "confirmed");
+  assert.equal(p.evaluate(mk(5, 80)).verdict, "refuted");
+});
+
+test("P6 (huge pages): confirmed when faults and in-kernel preemptions vanish, refuted when they do not fall", () => {
+  const p = PREDICTIONS.find((x) => x.id === "P6-huge-pages-remove-faults")!;
+  const base = ["full", "lazy"].flatMap((m) => cell(m, "4k", "off", 4, (i) => ({ faultsUnderLock: noisy(2500, i), kernelFault: noisy(10, i) })));
+  const good = ["full", "lazy"].flatMap((m) => cell(m, "hugetlb", "off", 4, (i) => ({ faultsUnderLock: i % 2, kernelFault: 0 })));
+  const bad = ["full", "lazy"].flatMap((m) => cell(m, "hugetlb", "off", 4, (i) => ({ faultsUnderLock: noisy(2600, i), kernelFault: noisy(10, i) })));
+  assert.equal(p.evaluate([...base, ...good]).verdict, "confirmed");
+  assert.equal(p.evaluate([...base, ...bad]).verdict, "refuted");
+  assert.equal(p.evaluate(base).verdict, "not tested");
+});
+
+test("P0 (none never preempts in the kernel): confirmed with at-return preemptions only, refuted by any in-kernel one", () => {
+  const p = PREDICTIONS.find((x) => x.id === "P0-none-never-in-kernel")!;
+  assert.equal(p.evaluate(cell("none", "4k", "off", 3, () => ({ returnInterrupt: 4 }))).verdict, "confirmed");
+  assert.equal(p.evaluate(cell("none", "4k", "off", 3, (i) => ({ returnInterrupt: 4, kernelOther: i === 2 ? 1 : 0 }))).verdict, "refuted");
+  assert.equal(p.evaluate(cell("none", "4k", "off", 3, () => ({}))).verdict, "not tested");
+});
+
+test("evaluatePredictions lists every prediction with source, rule and a verdict; the answer carries numbers and intervals", () => {
+  const rows = ["full", "lazy"].flatMap((m) => [
+    ...cell(m, "4k", "off", 3, (i) => ({ kernelFault: noisy(8, i), returnFault: noisy(12, i), returnInterrupt: 5, faultsUnderLock: 2500 })),
+    ...cell(m, "4k", "on", 3, (i) => ({ kernelFault: noisy(9, i), returnFault: noisy(2, i), returnInterrupt: 1, covered: noisy(20, i), faultsUnderLock: 2500 })),
+    ...cell(m, "hugetlb", "off", 3, () => ({ faultsUnderLock: 2, returnInterrupt: 4 })),
+  ]);
+  const ev = evaluatePredictions(rows);
+  assert.equal(ev.length, PREDICTIONS.length);
+  for (const e of ev) {
+    assert.match(e.source, /\.(c|h)\b/, `${e.id} names a source file`);
+    assert.ok(["confirmed", "refuted", "undecided", "not tested"].includes(e.verdict));
+  }
+  const a = answerSentence(rows);
+  assert.match(a, /full \(\d+ of \d+;/);
+  assert.match(a, /under lazy the extension covered \d+ \(\d+–\d+\) %/);
+  assert.match(a, /Huge pages \(hugetlb\)/);
+  assert.match(a, /functional evidence/);
+  const d = extensionEffect(rows, "full", "4k", "returnFault");
+  assert.ok(d.mean < 0);
+});

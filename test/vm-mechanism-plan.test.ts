@@ -1,0 +1,57 @@
+// The mechanism factorial's plan and guest script (no VM): randomised blocks, per-run seeds,
+// the micro's arguments per cell, and a script /bin/sh accepts.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { activePreemptMode, defaultShape, guestMechanismScript, planRuns, runMicroOptions, PAGE_LEVELS } from "../src/vm/mechanism.js";
+import { microArgs } from "../src/micro/driver.js";
+
+test("planRuns: every cell once per block, shuffled per block, seeded, distinct seeds", () => {
+  const o = { blocks: 4, modes: ["full", "lazy"] as const, pages: PAGE_LEVELS, extensions: ["off", "on"] as const, seed: 3 };
+  const p = planRuns({ ...o, modes: [...o.modes], extensions: [...o.extensions] });
+  assert.equal(p.length, 4 * 12);
+  for (let b = 1; b <= 4; b++) {
+    const keys = p.filter((r) => r.block === b).map((r) => `${r.mode}/${r.pages}/${r.extension}`);
+    assert.equal(new Set(keys).size, 12, `block ${b} holds every cell once`);
+  }
+  const orders = [1, 2, 3, 4].map((b) => p.filter((r) => r.block === b).map((r) => `${r.mode}/${r.pages}/${r.extension}`).join(" "));
+  assert.ok(new Set(orders).size > 1, "blocks are not all in the same order");
+  assert.deepEqual(planRuns({ ...o, modes: [...o.modes], extensions: [...o.extensions] }), p, "same seed, same plan");
+  assert.notDeepEqual(planRuns({ ...o, modes: [...o.modes], extensions: [...o.extensions], seed: 4 }), p);
+  assert.ok(new Set(p.map((r) => r.seed)).size > 40, "seeds vary between runs");
+  assert.deepEqual(p.map((r) => r.id), p.map((_, i) => String(i + 1).padStart(3, "0")));
+  assert.throws(() => planRuns({ ...o, modes: [...o.modes], extensions: [...o.extensions], blocks: 0 }), /--blocks expects an integer ≥ 1/);
+});
+
+test("runMicroOptions: pages level → --pages/--prefault, jitter and seed passed, hold log on", () => {
+  const s = defaultShape();
+  const [r] = planRuns({ blocks: 1, modes: ["lazy"], pages: ["4k-prefault"], extensions: ["on"], seed: 1 });
+  const args = microArgs(runMicroOptions(r!, s));
+  assert.deepEqual(args.slice(args.indexOf("--fault-in-cs"), args.indexOf("--fault-in-cs") + 3), ["--fault-in-cs", "--pages", "4k"]);
+  assert.ok(args.includes("--prefault"));
+  assert.equal(args[args.indexOf("--extension") + 1], "on");
+  assert.equal(args[args.indexOf("--seed") + 1], String(r!.seed));
+  assert.equal(args[args.indexOf("--jitter-pct") + 1], "25");
+  const [h] = planRuns({ blocks: 1, modes: ["full"], pages: ["hugetlb"], extensions: ["off"], seed: 1 });
+  const ha = microArgs(runMicroOptions(h!, s));
+  assert.equal(ha[ha.indexOf("--pages") + 1], "hugetlb");
+  assert.ok(!ha.includes("--prefault"));
+});
+
+test("guestMechanismScript: valid sh, one run line per planned run, same environment in every arm", () => {
+  const plan = planRuns({ blocks: 2, modes: ["full", "lazy"], pages: ["4k"], extensions: ["off", "on"], seed: 1 });
+  const script = guestMechanismScript({ lhp: "/cache/micro/lhp-x", runs: plan, shape: defaultShape(), bufferKb: 1024 });
+  const sh = spawnSync("sh", ["-n", "-c", script], { encoding: "utf8" });
+  assert.equal(sh.status, 0, sh.stderr);
+  const runLines = script.split("\n").filter((l) => /^run \d{3} /.test(l));
+  assert.equal(runLines.length, plan.length);
+  assert.match(script, /stacktrace if prev_comm ~ "lhp-w\*"/);
+  assert.match(script, /echo mono > \$T\/trace_clock/);
+  assert.equal((script.match(/env GLIBC_TUNABLES=glibc.pthread.rseq=0 /g) ?? []).length, 1, "one launch line, shared by every arm");
+});
+
+test("activePreemptMode reads the bracketed word of debugfs sched/preempt", () => {
+  assert.equal(activePreemptMode("full (lazy)\n", "f"), "lazy");
+  assert.equal(activePreemptMode("none voluntary (full) lazy\n", "f"), "full");
+  assert.throws(() => activePreemptMode("full lazy\n", "/x/preempt"), /\/x\/preempt: expected the active mode in parentheses/);
+});
