@@ -36,3 +36,28 @@ export function kernelLockSentence(times: KernelLockTime[], topEverywhere: strin
     `${size} PostgreSQL's user-space locks are not kernel locks and do not appear in these tables.`
   );
 }
+
+/**
+ * What the pg-waits comparison of synchronous_commit on and off shows, computed from the two shares
+ * (LWLock + IO waits among the active backends seen): which way they differ, nothing about why.
+ */
+export function commitWaitReading(syncPct: number, asyncPct: number): string {
+  if (!Number.isFinite(syncPct) || !Number.isFinite(asyncPct)) return "one of the two shares is missing.";
+  const d = syncPct - asyncPct;
+  if (Math.abs(d) < 1) return `the two shares differ by less than 1 point (${d.toFixed(1)}).`;
+  return d > 0
+    ? `${d.toFixed(1)} points fewer LWLock and I/O waits with \`off\` than with \`on\`.`
+    : `${(-d).toFixed(1)} points more LWLock and I/O waits with \`off\` than with \`on\`.`;
+}
+
+/**
+ * Whether a sampled series saw enough active backends to say anything about lock waits: fewer than
+ * one active backend per sample for every four clients is taken as too sparse (the sampler shares the
+ * CPUs with the workload, so short waits go unseen).
+ */
+export function samplingReading(activePerSample: number, clients: number): string {
+  if (!(clients > 0)) return "";
+  return activePerSample * 4 < clients
+    ? `${activePerSample.toFixed(3)} active backends per sample for ${clients} clients is too sparse a sample to measure lock-table contention.`
+    : `${activePerSample.toFixed(3)} active backends per sample for ${clients} clients.`;
+}
