@@ -86,3 +86,15 @@ test("malformed holder traces: ParseError naming the line, the expectation and w
   orphan.splice(st - 1, 1);
   err(orphan.join("\n"), /expected a stack line after a <stack trace> line/);
 });
+
+// Found by the fuzz test (seed 1601, a duplicated hold line): the consistency errors said "line 0".
+test("regression: a duplicated hold line is refused naming its worker's line, not line 0", () => {
+  const lines = text.split("\n");
+  const dup = [...lines.slice(0, 16), lines[15]!, ...lines.slice(16)].join("\n");
+  assert.throws(() => parseHolderTrace(dup, "dup.txt"), (e: unknown) => {
+    assert.ok(e instanceof ParseError, String(e));
+    assert.equal(e.line, 2, e.message);
+    assert.match(e.message, /^dup\.txt:2: expected 50 hold lines for worker 0 \(tid 5156\), found 51/);
+    return true;
+  });
+});

@@ -123,6 +123,9 @@ export function parseHolderTrace(text: string, file: string): HolderTrace {
   const workers: WorkerHoldSummary[] = [];
   const holds: HoldRecord[] = [];
   let i = 1;
+  // Where each worker and hold line was, so that the consistency checks below can name a line.
+  const workerLine = new Map<number, number>();
+  const holdLine: number[] = [];
   for (; i < lines.length; i++) {
     const l = lines[i]!;
     if (l.startsWith(TRACE_SEPARATOR)) break;
@@ -130,6 +133,7 @@ export function parseHolderTrace(text: string, file: string): HolderTrace {
     const w = /^# worker (\d+) tid (\d+) holds (\d+) logged (\d+) lost (\d+)$/.exec(l);
     if (w) {
       workers.push({ index: Number(w[1]), tid: Number(w[2]), holds: Number(w[3]), logged: Number(w[4]), lost: Number(w[5]) });
+      workerLine.set(workers.length - 1, i + 1);
       continue;
     }
     const h = /^(\d+) (\d+) (\d+) (\d+)$/.exec(l);
@@ -137,15 +141,20 @@ export function parseHolderTrace(text: string, file: string): HolderTrace {
     const rec = { tid: Number(h[1]), startNs: Number(h[2]), endNs: Number(h[3]), flags: Number(h[4]) };
     if (rec.endNs < rec.startNs) throw new ParseError(file, i + 1, "END_NS ≥ START_NS", l);
     holds.push(rec);
+    holdLine.push(i + 1);
   }
   if (i >= lines.length) throw new ParseError(file, lines.length, `a line "${TRACE_SEPARATOR}" after the hold log`, "end of file");
   if (workers.length === 0) throw new ParseError(file, i + 1, "at least one # worker line before the trace", "none");
   const tids = new Set(workers.map((w) => w.tid));
-  for (const h of holds) if (!tids.has(h.tid)) throw new ParseError(file, 0, `holds of the listed workers (${[...tids].join(", ")})`, `tid ${h.tid}`);
-  for (const w of workers) {
-    const n = holds.filter((h) => h.tid === w.tid).length;
-    if (n !== w.logged) throw new ParseError(file, 0, `${w.logged} hold lines for worker ${w.index} (tid ${w.tid})`, String(n));
-  }
+  holds.forEach((h, k) => {
+    if (!tids.has(h.tid)) throw new ParseError(file, holdLine[k]!, `holds of the listed workers (${[...tids].join(", ")})`, `tid ${h.tid}`);
+  });
+  const perTid = new Map<number, number>();
+  for (const h of holds) perTid.set(h.tid, (perTid.get(h.tid) ?? 0) + 1);
+  workers.forEach((w, k) => {
+    const n = perTid.get(w.tid) ?? 0;
+    if (n !== w.logged) throw new ParseError(file, workerLine.get(k)!, `${w.logged} hold lines for worker ${w.index} (tid ${w.tid})`, String(n));
+  });
 
   const switches: SwitchEvent[] = [];
   const slice: SliceEvent[] = [];

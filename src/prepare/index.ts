@@ -65,7 +65,7 @@ function kernelSteps(): Step[] {
       name: "kernel (slice-ext + vm)",
       targets: ["test", "e2e"],
       async run(log) {
-        const rec = await ensureKernel({ log, onLine: makeProgress("kernel (slice-ext + vm)", log) });
+        const rec = await ensureKernel({ log, onLine: makeProgress("make", log) });
         return { detail: `${rec.version}, ${rec.seconds} s build`, path: buildRecordPath(rec.buildDir) };
       },
     },
@@ -82,7 +82,7 @@ function kernelSteps(): Step[] {
       targets: ["e2e"],
       async run(log) {
         const tree = await ensurePatchedTree({ log });
-        const rec = await ensureKernel({ tree, log, onLine: makeProgress("tracepoint kernel", log) });
+        const rec = await ensureKernel({ tree, log, onLine: makeProgress("make", log) });
         return { detail: `${rec.version} + ${tree.patchSeries?.split("/").pop() ?? "series"}, ${rec.seconds} s build`, path: buildRecordPath(rec.buildDir) };
       },
     },
