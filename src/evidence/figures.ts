@@ -256,7 +256,8 @@ export const MEASURED_REGIONS: MeasuredRegion[] = [
   { doc: R, from: "| record | design | pairs | kit / by hand |", to: "- Why one CPU." },
   { doc: R, from: "Costs measured on this machine's", to: "The pgbench -S cost was first measured" },
   { doc: R, from: "The cost from measured parts", to: "The micro-benchmark (`src/micro/lhp.c`)" },
-  { doc: "README.md", from: "`npm run test:e2e` runs the kernel path end to end", to: "See [REPRODUCE.md]" },
+  // The table of times after it is generated from data/test-runs/ and checked by test/test-runs.test.ts.
+  { doc: "README.md", from: "`npm run test:e2e` runs the kernel path end to end", to: "Times as recorded" },
   { doc: R, from: "Collector costs (", to: "Collectors in the VM:" },
   { doc: R, from: "Recorded here (`data/runs/vm-kernel-bench/`", to: "The patched PostgreSQL under the harness inside the VM" },
 ];
