@@ -101,6 +101,10 @@ test("P5 (lazy concentrates at the fault return): compares the shares' intervals
   ];
   assert.equal(p.evaluate(mk(80, 5)).verdict, "confirmed");
   assert.equal(p.evaluate(mk(5, 80)).verdict, "refuted");
+  // No preemption at a fault's return in either mode: nothing was compared, so not tested (not "undecided").
+  const none = p.evaluate(["lazy", "full"].flatMap((m) => cell(m, "4k", "off", 5, (i) => ({ returnFault: 0, returnInterrupt: noisy(20, i) }))));
+  assert.equal(none.verdict, "not tested");
+  assert.match(none.evidence, /no holder was preempted at the return from a fault in either mode/);
 });
 
 test("P6 (huge pages): confirmed when faults and in-kernel preemptions vanish, refuted when they do not fall", () => {

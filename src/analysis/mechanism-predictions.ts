@@ -161,9 +161,13 @@ export const PREDICTIONS: Prediction[] = [
     statement:
       "A lazy request made while the holder runs in user mode waits for the next kernel entry; a minor fault taken under the lock is such an entry, so under lazy more of the preemptions at the return are returns from a fault than under full (H2).",
     prediction: "With 4 KB pages and the extension off, the share of return-from-fault among at-return preemptions is higher under lazy than under full.",
-    rule: "bootstrap 95 % intervals (over runs) of the share in lazy and full: lazy's lower bound above full's upper bound → confirmed; lazy's upper bound below full's lower bound → refuted; otherwise undecided.",
+    rule: "bootstrap 95 % intervals (over runs) of the share in lazy and full: lazy's lower bound above full's upper bound → confirmed; lazy's upper bound below full's lower bound → refuted; no return-from-fault preemption in either mode → not tested (nothing to compare); otherwise undecided.",
     evaluate(rows) {
       if (!has(rows, "lazy", "4k", "off") || !has(rows, "full", "4k", "off")) return { verdict: "not tested", evidence: "cells missing" };
+      const faultReturns = (m: string) => cellRows(rows, { mode: m, pages: "4k", extension: "off" }).reduce((a, r) => a + r.returnFault, 0);
+      if (faultReturns("lazy") === 0 && faultReturns("full") === 0) {
+        return { verdict: "not tested", evidence: "no holder was preempted at the return from a fault in either mode (4 KB pages, extension off)" };
+      }
       const share = (m: string) => {
         const rs = cellRows(rows, { mode: m, pages: "4k", extension: "off" });
         return ratioOfSums(rs.map((r) => r.returnFault), rs.map(returnOf));
