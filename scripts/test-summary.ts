@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs";
 import { cpus, loadavg, release } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
-import { closingLines, readTestRuns, timesTable, withTimesTable, type PrepareRecord, type TestRunRecord } from "../src/testing/runs.js";
+import { cacheClass, closingLines, readTestRuns, timesTable, withTimesTable, type PrepareRecord, type TestRunRecord } from "../src/testing/runs.js";
 import type { TestSummary } from "../src/testing/reporter.js";
 import { writeFileAtomic } from "../src/util/fs.js";
 import { cacheDir, repoRoot } from "../src/util/paths.js";
@@ -60,7 +60,7 @@ function close(argv: string[]): number {
     const rec: TestRunRecord = {
       kind: "slicelab-test-run",
       suite,
-      cache: prep.coldAtStart ? "cold" : "warm",
+      cache: cacheClass(prep),
       commit: git(["rev-parse", "HEAD"]),
       dirty: git(["status", "--porcelain", "--untracked-files=no"]) !== "",
       started: values.started!,

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dataSnapshot, snapshotChanges, type TestSummary } from "../src/testing/reporter.js";
-import { closingLines, readTestRuns, README_BEGIN, README_END, skipSummaryLines, timesTable, withTimesTable, type TestRunRecord } from "../src/testing/runs.js";
+import { cacheClass, closingLines, readTestRuns, README_BEGIN, README_END, skipSummaryLines, timesTable, withTimesTable, type TestRunRecord } from "../src/testing/runs.js";
 import { repoRoot } from "../src/util/paths.js";
 
 const reporter = join(repoRoot(), "dist", "src", "testing", "reporter.js");
@@ -154,6 +154,14 @@ test("README's table of times: passing runs only, newest first, what prepare bui
   assert.match(timesTable([run({ passed: false })]), /^No passing run is recorded yet/);
   assert.throws(() => withTimesTable("# no markers\n", t), /README\.md: expected the markers/);
   assert.equal(withTimesTable(`a\n${README_BEGIN}\nold\n${README_END}\nb\n`, "T"), `a\n${README_BEGIN}\nT\n${README_END}\nb\n`);
+});
+
+test("a run's cache class: cold when nothing was cached, warm when prepare built nothing, partial otherwise", () => {
+  const step = (status: "made" | "cached") => ({ step: "s", status, seconds: 1, detail: "" });
+  const prep = (coldAtStart: boolean, steps: ReturnType<typeof step>[]) => ({ target: "e2e", cache: "/c", coldAtStart, seconds: 1, steps });
+  assert.equal(cacheClass(prep(true, [step("made")])), "cold");
+  assert.equal(cacheClass(prep(false, [step("cached"), step("cached")])), "warm");
+  assert.equal(cacheClass(prep(false, [step("cached"), step("made")])), "partial");
 });
 
 test("README.md's table of times is the one generated from data/test-runs/", () => {

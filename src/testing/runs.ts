@@ -19,11 +19,23 @@ export interface PrepareRecord {
   steps: StepResult[];
 }
 
+/**
+ * How warm the cache was for a run: cold (it held nothing the kit made when the run started), warm
+ * (the prepare step built nothing), partial (it held some builds and prepare made the rest, e.g.
+ * `test:e2e` after `npm test`: the tracepoint kernel is new).
+ */
+export type CacheClass = "cold" | "warm" | "partial";
+
+export function cacheClass(p: PrepareRecord): CacheClass {
+  if (p.coldAtStart) return "cold";
+  return p.steps.some((s) => s.status === "made") ? "partial" : "warm";
+}
+
 export interface TestRunRecord {
   kind: "slicelab-test-run";
   suite: "test" | "e2e";
-  /** cold: the cache held nothing the kit made when the run started. */
-  cache: "cold" | "warm";
+  /** See cacheClass. */
+  cache: CacheClass;
   commit: string;
   dirty: boolean;
   started: string;
