@@ -164,7 +164,7 @@ export function chooseFormat(text: string, file: string): ParserFormat {
 
 export const parseCommand: Command = {
   name: "parse",
-  summary: "parse tool output (pgbench, lockmeter/lockstat, perf report) into records",
+  summary: "parse tool output (pgbench, lockmeter/lockstat, perf report/top, lock statistics, …) into records",
   get usage() {
     return usage();
   },
