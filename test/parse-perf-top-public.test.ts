@@ -72,8 +72,21 @@ test("Staszewski 2019 (quoted by Abeni, netdev, quoted-printable): header split 
   assert.deepEqual(rowsOf(top)[1], [6.43, "[kernel]", "kernel", "tasklet_action_common.isra.21"]);
 });
 
+test("Garry 2020 (iommu): two screens, one CPU ('(all, CPU: 0)') then the whole system, both headers wrapped", () => {
+  const top = parsePerfTop(read("garry-2020-arm-smmu-two-screens"), "g");
+  assert.deepEqual(top.snapshots.map((s) => [s.line, s.irqsPerSec, s.kernelPct, s.exactPct, s.lost, s.lostTotal, s.drop, s.dropTotal, s.target, s.cpus, s.cpuList]), [
+    [3, 1694, 97.3, 0, 0, 0, 0, 0, "all", null, "0"],
+    [27, 85864, 89.6, 0, 0, 34434, 0, 40116, "all", 96, null],
+  ]);
+  const first = top.rows.filter((r) => r.snapshot === 0);
+  const second = top.rows.filter((r) => r.snapshot === 1);
+  assert.deepEqual([first.length, second.length], [14, 15]);
+  assert.deepEqual([first[0]!.selfPct, first[0]!.symbol, second[0]!.selfPct, second[0]!.symbol], [50.84, "arm_smmu_cmdq_issue_cmdlist", 27.43, "arm_smmu_cmdq_issue_cmdlist"]);
+  assert.deepEqual([first.at(-1)!.selfPct, first.at(-1)!.symbol, second.at(-1)!.selfPct, second.at(-1)!.symbol], [0.66, "blk_mq_complete_request", 0.88, "__arm_lpae_map"]);
+});
+
 test("parse auto: every public perf top sample is perf-top, not perf-report", () => {
-  for (const n of ["piszcz-2019-khugepaged", "youling-2022-kmsan-hex-symbols", "zaharinov-2023-smartdns-saddr", "kosaki-2009-aim7-spin-lock", "staszewski-2019-forwarding-qp"]) {
+  for (const n of ["piszcz-2019-khugepaged", "youling-2022-kmsan-hex-symbols", "zaharinov-2023-smartdns-saddr", "kosaki-2009-aim7-spin-lock", "staszewski-2019-forwarding-qp", "garry-2020-arm-smmu-two-screens"]) {
     assert.equal(chooseFormat(read(n), n).name, "perf-top", n);
   }
 });

@@ -49,6 +49,8 @@ export interface PerfTopSnapshot {
   target: string | null;
   /** The CPU count printed with the target (`(all, 12 CPUs)`), or null. */
   cpus: number | null;
+  /** The CPU list of a per-CPU screen (`(all, CPU: 0)`, `perf top -C 0`), or null. */
+  cpuList: string | null;
 }
 
 export interface PerfTopRow {
@@ -119,6 +121,7 @@ function snapshotFrom(file: string, line: number, index: number, header: string,
   const n = (i: number): number | null => (m[i] === undefined ? null : Number(m[i]));
   const target = m[14]!.trim();
   const cpus = /\b(\d+)\s+CPUs?\s*$/.exec(target);
+  const cpuList = /\bCPUs?:\s*([\d,-]+)\s*$/.exec(target);
   return {
     index,
     line,
@@ -134,6 +137,7 @@ function snapshotFrom(file: string, line: number, index: number, header: string,
     event: m[13]!.trim() || null,
     target: target.split(",")[0]!.trim() || null,
     cpus: cpus ? Number(cpus[1]) : null,
+    cpuList: cpuList ? cpuList[1]! : null,
   };
 }
 
