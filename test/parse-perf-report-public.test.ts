@@ -92,3 +92,30 @@ test("a header with a Samples column refuses a row without its count, naming the
   const text = "# Overhead       Samples  Command  Shared Object      Symbol\n    30.40%  iperf3   [kernel.kallsyms]  [k] arm_copy_from_user\n";
   assert.throws(() => parsePerfReport(text, "s.txt"), (e: Error) => /^s\.txt:2: expected a sample count/.test(e.message));
 });
+
+test("Brouer 2017 (prototype-kernel blog): --sort symbol gives rows with no command and no shared object", () => {
+  const rows = parsePerfReport(read("brouer-2017-sort-symbol"), "b");
+  assert.equal(rows.length, 36);
+  assert.ok(rows.every((r) => r.command === null && r.sharedObject === null && r.space === "kernel" && r.event === "cycles" && r.table === 0));
+  assert.deepEqual([rows[0]!.selfPct, rows[0]!.symbol, rows[0]!.line], [34.33, "mlx5e_handle_rx_cqe", 16]);
+  assert.deepEqual([rows[4]!.selfPct, rows[4]!.symbol], [4.06, "bpf_prog_662b9cae761bf6ab"]);
+  assert.deepEqual([rows[35]!.selfPct, rows[35]!.symbol], [0.02, "__raise_softirq_irqoff"]);
+});
+
+test("Brouer 2017: a TUI screen pasted as text, header and Samples line without '#', '+' expansion marks", () => {
+  const rows = parsePerfReport(read("brouer-2017-tui-children"), "b");
+  assert.equal(rows.length, 24);
+  assert.deepEqual(rows.slice(0, 2).map((r) => [r.childrenPct, r.selfPct, r.symbol]), [
+    [100, 0, "kthread"],
+    [100, 0, "ret_from_fork"],
+  ]);
+  const cqe = rows.find((r) => r.symbol === "mlx5e_handle_rx_cqe")!;
+  assert.deepEqual([cqe.childrenPct, cqe.selfPct, cqe.line], [86.37, 34.33, 15]);
+  assert.deepEqual([rows[23]!.childrenPct, rows[23]!.selfPct, rows[23]!.symbol], [2.91, 2.91, "mlx5e_get_cqe"]);
+  assert.ok(rows.every((r) => r.event === "cycles" && r.sharedObject === null && r.command === null && r.childrenPct! >= r.selfPct));
+});
+
+test("a header without Shared Object refuses a row that has one, naming the line", () => {
+  const text = "# Overhead  Symbol\n    51.06% abc [vdso]   [.] 0x00000000589\n";
+  assert.throws(() => parsePerfReport(text, "v.txt"), (e: Error) => /^v\.txt:2: expected nothing between the percentage and the \[k\]\/\[\.\] mark/.test(e.message));
+});

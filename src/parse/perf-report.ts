@@ -39,7 +39,8 @@ export interface PerfReportRow {
   samples: number | null;
   /** The Command column, or null when the report has none (e.g. `--sort dso,sym`). */
   command: string | null;
-  sharedObject: string;
+  /** The Shared Object column, or null when the header names none (e.g. `--sort symbol`). */
+  sharedObject: string | null;
   /** "kernel" for `[k]`, "user" for `[.]`, or the mark's letter for other kinds (e.g. "g" guest). */
   space: string;
   symbol: string;
@@ -60,6 +61,7 @@ export interface PerfColumns {
   children: boolean;
   samples: boolean;
   command: boolean;
+  sharedObject: boolean;
 }
 
 /**
@@ -69,7 +71,12 @@ export interface PerfColumns {
 export function perfHeader(line: string): PerfColumns | null {
   const c = line.trim().replace(/^#\s*/, "");
   if (!/^(?:Children\s+Self|Overhead)\b/.test(c) || !/\bSymbol\b/.test(c)) return null;
-  return { children: /^Children\s+Self\b/.test(c), samples: /^(?:Children\s+Self|Overhead)\s+Samples\b/.test(c), command: /\bCommand\b/.test(c) };
+  return {
+    children: /^Children\s+Self\b/.test(c),
+    samples: /^(?:Children\s+Self|Overhead)\s+Samples\b/.test(c),
+    command: /\bCommand\b/.test(c),
+    sharedObject: /\bShared Object\b/.test(c),
+  };
 }
 
 /** One row's fields as printed (before the header's checks). */
@@ -105,7 +112,10 @@ export function markSpace(mark: string): string {
  * two or more spaces; a single space is taken as a separator only when no
  * column is separated by two (the narrowest layouts).
  */
-export function splitMiddle(middle: string, cols: PerfColumns | null): { samples: number | null; command: string | null; sharedObject: string } | { error: string } {
+export function splitMiddle(
+  middle: string,
+  cols: PerfColumns | null,
+): { samples: number | null; command: string | null; sharedObject: string | null } | { error: string } {
   let rest = middle;
   let samples: number | null = null;
   if (cols?.samples) {
@@ -114,10 +124,16 @@ export function splitMiddle(middle: string, cols: PerfColumns | null): { samples
     samples = Number(s[1]);
     rest = s[2]!;
   }
+  if (cols && !cols.sharedObject) {
+    // The header names no Shared Object (`--sort symbol`, `--sort comm,sym`): whatever stands before the mark is the command.
+    if (cols.command) return rest === "" ? { error: "a command before the [k]/[.] mark, as the header says" } : { samples, command: rest, sharedObject: null };
+    if (rest !== "") return { error: "nothing between the percentage and the [k]/[.] mark, as the header names no Command or Shared Object" };
+    return { samples, command: null, sharedObject: null };
+  }
   if (rest === "") return { error: "a shared object before the [k]/[.] mark" };
   const words = rest.split(/\s{2,}/);
   let command: string | null;
-  let sharedObject: string;
+  let sharedObject: string | null;
   if (words.length >= 2) {
     sharedObject = words[words.length - 1]!;
     command = words.slice(0, -1).join(" ");
@@ -156,10 +172,14 @@ export function parsePerfReport(text: string, file: string): PerfReportRow[] {
       inTable = false;
       continue;
     }
+    // "# Samples: 345  of event 'cycles'", or the TUI's "Samples: 119K of event 'cycles', Event count …" without '#'.
+    const ev = /^(?:#\s*)?Samples:\s+\S+\s+of event '([^']+)'/.exec(s);
+    if (ev) {
+      event = ev[1]!;
+      inTable = false;
+      continue;
+    }
     if (s.startsWith("#")) {
-      const c = s.replace(/^#\s*/, "");
-      const ev = /^Samples:\s+\S+\s+of event '([^']+)'/.exec(c);
-      if (ev) event = ev[1]!;
       inTable = false;
       continue;
     }
