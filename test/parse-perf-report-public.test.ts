@@ -119,3 +119,15 @@ test("a header without Shared Object refuses a row that has one, naming the line
   const text = "# Overhead  Symbol\n    51.06% abc [vdso]   [.] 0x00000000589\n";
   assert.throws(() => parsePerfReport(text, "v.txt"), (e: Error) => /^v\.txt:2: expected nothing between the percentage and the \[k\]\/\[\.\] mark/.test(e.message));
 });
+
+test("Tsai 2019 (stable): a TUI screen whose every row the mail client wrapped before its [k] mark", () => {
+  const rows = parsePerfReport(read("tsai-2019-pgd-lock-wrapped"), "t");
+  assert.deepEqual(rows.map((r) => [r.line, r.childrenPct, r.selfPct, r.command, r.sharedObject, r.space, r.symbol, r.event]), [
+    [6, 31.15, 0.03, "mbbsd", "[kernel.kallsyms]", "kernel", "entry_SYSCALL_64_after_hwframe", "cycles:ppp"],
+    [8, 31.12, 0.02, "mbbsd", "[kernel.kallsyms]", "kernel", "do_syscall_64", "cycles:ppp"],
+    [10, 28.12, 0.42, "mbbsd", "[kernel.kallsyms]", "kernel", "do_raw_spin_lock", "cycles:ppp"],
+    [12, 27.7, 27.62, "mbbsd", "[kernel.kallsyms]", "kernel", "queued_spin_lock_slowpath", "cycles:ppp"],
+  ]);
+  // The expanded caller graph under the last row ("- 18.73% __libc_fork", …) is not a row.
+  assert.ok(rows.every((r) => r.table === 0));
+});

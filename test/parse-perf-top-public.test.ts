@@ -104,3 +104,14 @@ test("two snapshots, rows without a header, a broken header", () => {
     (e: unknown) => e instanceof ParseError && /^bad\.txt:1: expected a PerfTop header/.test(e.message),
   );
 });
+
+test("mail artefacts: Piszcz's screen quoted, with CRLF and every row wrapped before its mark, gives the same rows", () => {
+  const base = parsePerfTop(read("piszcz-2019-khugepaged"), "p");
+  const mangled = read("piszcz-2019-khugepaged")
+    .split("\n")
+    .map((l) => `> ${l.replace(/\s+(\[[k.]\] )/, "\n> $1")}`)
+    .join("\r\n");
+  const top = parsePerfTop(mangled, "p");
+  assert.deepEqual(rowsOf(top), rowsOf(base));
+  assert.deepEqual(top.snapshots.map((s) => [s.irqsPerSec, s.lost, s.cpus]), [[3716, 68, 12]]);
+});

@@ -12,7 +12,8 @@
  * mark. Call-graph lines under a row (`|`, `---`, bare percentages without a
  * mark) are skipped. Header lines name the columns (with or without their `#`:
  * a mail may keep only the column names) and the sampled event. Mail quoting is
- * removed, and a row may carry a label before its percentages, as posted
+ * removed, a row wrapped before its `[k]`/`[.]` mark is joined with the next
+ * line, and a row may carry a label before its percentages, as posted
  * comparisons do (`old:  0.12%  0.11%  cmd  dso  [k] sym`).
  *
  * Rows are grouped into tables: a table is a run of rows with nothing but
@@ -101,6 +102,17 @@ export function looksLikeRow(t: string): boolean {
   return ROW_START.test(t) && (/\[[k.gusHhG]\]/.test(t) || TWO_PCT.test(t));
 }
 
+/**
+ * A row a mail client wrapped before its mark: this line starts like a row but
+ * has no `[k]`/`[.]` mark, and the next line (unquoted) starts with one. Returns
+ * the joined row, or null when the lines are not such a pair.
+ */
+export function joinWrappedRow(t: string, next: string | undefined): string | null {
+  if (next === undefined || !ROW_START.test(t) || /\[[k.gusHhG]\]/.test(t)) return null;
+  const n = unquote(next).trim();
+  return /^\[[k.gusHhG]\]\s+\S/.test(n) ? `${t.replace(/\s+$/, "")}  ${n}` : null;
+}
+
 /** The space a `[k]`/`[.]` mark names. */
 export function markSpace(mark: string): string {
   return mark === "k" ? "kernel" : mark === "." ? "user" : mark;
@@ -183,7 +195,9 @@ export function parsePerfReport(text: string, file: string): PerfReportRow[] {
       inTable = false;
       continue;
     }
-    const m = matchPerfRow(t);
+    const joined = joinWrappedRow(t, lines[i + 1]);
+    const m = matchPerfRow(joined ?? t);
+    if (m && joined !== null) i++;
     if (!m) {
       // Blank lines do not end a table: perf prints one after each call graph.
       if (s === "") continue;

@@ -18,13 +18,14 @@
  *
  * Mail artefacts: quoting is removed, a header wrapped onto the next line(s) is
  * joined (also across a quoted-printable soft break, `=` or `=20` at the end of
- * a line), dashed rulers and `______` underlines are skipped. Rows without any
+ * a line), a row wrapped before its `[k]`/`[.]` mark is joined with the next
+ * line, dashed rulers and `______` underlines are skipped. Rows without any
  * `PerfTop:` header are kept, with a warning.
  */
 import { readFileSync } from "node:fs";
 import { ParseError, UserError, quoteFound } from "../util/errors.js";
 import { splitLines, unquote, type ParseWarning } from "./text.js";
-import { looksLikeRow, markSpace, matchPerfRow, perfHeader, splitMiddle, type PerfColumns } from "./perf-report.js";
+import { joinWrappedRow, looksLikeRow, markSpace, matchPerfRow, perfHeader, splitMiddle, type PerfColumns } from "./perf-report.js";
 
 export interface PerfTopSnapshot {
   /** Index (from 0) of the snapshot in the text; -1 for rows before any header. */
@@ -189,7 +190,9 @@ export function parsePerfTop(text: string, file: string): PerfTop {
     }
     if (s.startsWith("#")) continue;
 
-    const m = matchPerfRow(t);
+    const joined = joinWrappedRow(t, lines[i + 1]);
+    const m = matchPerfRow(joined ?? t);
+    if (m && joined !== null) i++;
     if (m) {
       const mid = splitMiddle(m.middle, cols);
       if ("error" in mid) throw new ParseError(file, n, mid.error, quoteFound(raw));
