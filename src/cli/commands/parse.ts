@@ -95,8 +95,10 @@ const TABLES: Record<string, Col[]> = {
   "perf-report": [
     { title: "line", get: (r) => r.line },
     col("table", "table"),
+    col("label", "label"),
     col("children%", "childrenPct"),
     col("self%", "selfPct"),
+    col("samples", "samples"),
     col("command", "command"),
     col("shared_object", "sharedObject"),
     col("space", "space"),
