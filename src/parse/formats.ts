@@ -59,7 +59,7 @@ export const lockmeterFormat: ParserFormat = {
 export const perfReportFormat: ParserFormat = {
   name: "perf-report",
   aliases: ["perf"],
-  description: "perf report --stdio rows: Children/Self or Overhead, command, shared object, [k]/[.], symbol",
+  description: "perf report --stdio rows (and TUI screens pasted as text): Children/Self or Overhead, Samples (-n), command, shared object, [k]/[.], symbol; quoted, wrapped and labelled rows",
   signature: 'a "# Children  Self … Symbol" or "# Overhead … Symbol" header, or a "12.5%  cmd  dso  [k] symbol" row',
   detect: (text) =>
     !detectPerfTop(text) &&
