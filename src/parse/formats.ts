@@ -10,6 +10,7 @@ import { parsePgbench } from "./pgbench.js";
 import { parseLockmeter } from "./lockmeter.js";
 import { isLockmeter1, parseLockmeter1 } from "./lockmeter1.js";
 import { parsePerfReport } from "./perf-report.js";
+import { detectPerfTop, parsePerfTop, perfTopRecords } from "./perf-top.js";
 import { extraFormats } from "./formats-extra.js";
 import { splitLines, unquote, type ParseWarning } from "./text.js";
 
@@ -58,16 +59,29 @@ export const lockmeterFormat: ParserFormat = {
 export const perfReportFormat: ParserFormat = {
   name: "perf-report",
   aliases: ["perf"],
-  description: "perf report --stdio rows: Children/Self or Overhead, command, shared object, [k]/[.], symbol",
+  description: "perf report --stdio rows (and TUI screens pasted as text): Children/Self or Overhead, Samples (-n), command, shared object, [k]/[.], symbol; quoted, wrapped and labelled rows",
   signature: 'a "# Children  Self … Symbol" or "# Overhead … Symbol" header, or a "12.5%  cmd  dso  [k] symbol" row',
   detect: (text) =>
-    someLine(text, /^#\s+(?:Children\s+Self|Overhead)\b.*\bSymbol\b/) ||
-    someLine(text, /^\d+(?:\.\d+)?%(?:\s+\d+(?:\.\d+)?%)?\s+.*\[[k.]\]\s+\S/),
+    !detectPerfTop(text) &&
+    (someLine(text, /^#?\s*(?:Children\s+Self|Overhead)\b.*\bSymbol\b/) ||
+      someLine(text, /^(?:[A-Za-z][\w-]{0,15}:\s+)?\d+(?:\.\d+)?%(?:\s+\d+(?:\.\d+)?%)?\s+.*\[[k.]\]\s+\S/)),
   parse: (text, file) => parsePerfReport(text, file),
 };
 
+export const perfTopFormat: ParserFormat = {
+  name: "perf-top",
+  description: "perf top --stdio screens: PerfTop header (irqs/sec, kernel %, event, target) and its rows; the 2.6.3x samples/pcnt layout",
+  signature: 'a "PerfTop: N irqs/sec kernel:P% …" header or a "samples  pcnt … function" column header',
+  detect: detectPerfTop,
+  parse: (text, file) => perfTopRecords(parsePerfTop(text, file)),
+  parseWithWarnings: (text, file) => {
+    const top = parsePerfTop(text, file);
+    return { records: perfTopRecords(top), warnings: top.warnings };
+  },
+};
+
 /** Every known format: ours first, then the extra ones. */
-export const formats: ParserFormat[] = [pgbenchFormat, lockmeterFormat, perfReportFormat, ...extraFormats];
+export const formats: ParserFormat[] = [pgbenchFormat, lockmeterFormat, perfReportFormat, perfTopFormat, ...extraFormats];
 
 /** The format with this name or alias, or undefined. */
 export function findFormat(name: string): ParserFormat | undefined {

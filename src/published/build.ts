@@ -300,12 +300,17 @@ export function buildLuProfile(raw: RawFile): LuProfileRow[] {
     kernel: kindOf.get(r.table)!,
     childrenPct: r.childrenPct,
     selfPct: r.selfPct,
-    sharedObject: r.sharedObject,
+    sharedObject: r.sharedObject ?? failNoSharedObject(raw.path, r.line, lines[r.line - 1] ?? ""),
     space: r.space,
     symbol: r.symbol,
     file: raw.path,
     line: r.line,
   }));
+}
+
+/** Lu's profiles are sorted by dso,sym: a row without a shared object means the header was not that one. */
+function failNoSharedObject(file: string, line: number, text: string): never {
+  throw new ParseError(file, line, "a Shared Object column (the profile is sorted by dso,sym)", quoteFound(text));
 }
 
 /** Splits a shell command line on blanks (the reproducer uses no quotes). */

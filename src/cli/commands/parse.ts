@@ -95,8 +95,10 @@ const TABLES: Record<string, Col[]> = {
   "perf-report": [
     { title: "line", get: (r) => r.line },
     col("table", "table"),
+    col("label", "label"),
     col("children%", "childrenPct"),
     col("self%", "selfPct"),
+    col("samples", "samples"),
     col("command", "command"),
     col("shared_object", "sharedObject"),
     col("space", "space"),
@@ -164,7 +166,7 @@ export function chooseFormat(text: string, file: string): ParserFormat {
 
 export const parseCommand: Command = {
   name: "parse",
-  summary: "parse tool output (pgbench, lockmeter/lockstat, perf report) into records",
+  summary: "parse tool output (pgbench, lockmeter/lockstat, perf report/top, lock statistics, …) into records",
   get usage() {
     return usage();
   },
