@@ -23,8 +23,8 @@ function lockStatRecords(ex: LockStatExcerpt): Record<string, unknown>[] {
 export const extraFormats: ParserFormat[] = [
   {
     name: "sysbench",
-    signature: 'a "sysbench 1.x" banner with "SQL statistics:" / "General statistics:" sections',
-    description: "sysbench 1.0.x/1.1.x run output: SQL statistics, tps/qps, latency, --report-interval lines, --histogram",
+    signature: 'a "sysbench X.Y" banner with "SQL statistics:" / "OLTP test statistics:" / "General statistics:" / "Test execution summary:" sections',
+    description: "sysbench 0.4/0.5/1.0.x/1.1.x run output: SQL (OLTP) statistics, tps/qps, latency, --report-interval lines, --histogram",
     detect: detectSysbench,
     parse: (text, file) => parseSysbenchRuns(text, file),
   },
