@@ -83,6 +83,10 @@ export const extraFormats: ParserFormat[] = [
       const s = parseRseqStats(text, file);
       return Object.entries(s.counters).map(([counter, value]) => ({ file, counter, value }));
     },
+    parseWithWarnings: (text, file) => {
+      const s = parseRseqStats(text, file);
+      return { records: Object.entries(s.counters).map(([counter, value]) => ({ file, counter, value })), warnings: s.warnings };
+    },
   },
   sliceTraceFormat,
   holderTraceFormat,
