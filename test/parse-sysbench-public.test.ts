@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { repoRoot } from "../src/util/paths.js";
 import { ParseError } from "../src/util/errors.js";
 import { detectSysbench, parseSysbench } from "../src/parse/sysbench.js";
+import { cliParse } from "./helpers/cli.js";
 
 const dir = join(repoRoot(), "test/fixtures/sysbench/public");
 const read = (name: string): string => readFileSync(join(dir, `${name}.txt`), "utf8");
@@ -95,4 +96,41 @@ test("sysbench 0.x: a broken per-request line or an unknown key is a ParseError 
   assert.throws(() => parseSysbench(t.replace("deadlocks:", "livelocks:"), "x"), (e: unknown) => e instanceof ParseError && e.line === 25);
   const iv = read("hgxl64-05-rocksdb-rw-errors").replace("tps: 201.50, reads:", "tps: 201.50 reads:");
   assert.throws(() => parseSysbench(iv, "x"), (e: unknown) => e instanceof ParseError && e.line === 13 && /threads: N, tps: X/.test(e.message));
+});
+
+test("CLI: parse auto on a 0.4.12 output names it sysbench and carries the warnings into the JSON", () => {
+  const r = cliParse("auto", "sb04.txt", readFileSync(join(dir, "hgxl64-0412-oltp-simple-ro.txt"), "utf8"));
+  assert.equal(r.status, 0, r.stderr);
+  const j = JSON.parse(r.stdout);
+  assert.equal(j.format, "sysbench");
+  assert.equal(j.records.length, 1);
+  assert.equal(j.records[0].transactions, 586722);
+  assert.deepEqual(j.warnings.map((w: { line: number }) => w.line), [18, 18]);
+});
+
+test("sysbench 1.0.20 fileio (LinHong 2022): MiB/s interval lines, File operations, the MiB/s Throughput block; prompts around it", () => {
+  const r = parse("lin-2022-1020-fileio-rndrd");
+  assert.deepEqual([r.version, r.threads, r.reportIntervalSec, r.queriesPerformed], ["1.0.20", 4, 1, null]);
+  assert.deepEqual(r.fileOps, { readsPerSec: 1906.5, writesPerSec: 0, fsyncsPerSec: 0 });
+  assert.deepEqual(r.fileThroughputMiBps, { read: 29.79, written: 0 });
+  assert.deepEqual([r.time, r.events], [10.0029, 19074]);
+  assert.deepEqual(lat(r), [0.03, 2.08, 184.93, 95, 1.37, 39768.03]);
+  assert.equal(r.intervals.length, 10);
+  assert.deepEqual(r.intervals.map((x) => x.readMiBps), [28.78, 30.44, 31.54, 30.47, 30.61, 28.79, 30.04, 30.79, 26.37, 30.09]);
+  assert.deepEqual([r.intervals[5]!.latencyMs, r.intervals[5]!.threads, r.intervals[5]!.fsyncsPerSec], [1.697, null, 0]);
+  // 16 KiB reads: reads/s × 16 KiB is the MiB/s figure (1906.5 × 16 / 1024 = 29.79).
+  assert.ok(Math.abs((r.fileOps!.readsPerSec * 16) / 1024 - r.fileThroughputMiBps!.read) < 0.01);
+  assert.deepEqual(r.warnings.map((w) => w.line), [60]);
+  assert.match(r.warnings[0]!.message, /shell prompt/);
+});
+
+test("sysbench 1.0.20 oltp_read_write (LinHong 2022): the command over '> ' lines before the header, a prompt after the result", () => {
+  const r = parse("lin-2022-1020-oltp-rw-prompt");
+  assert.deepEqual([r.version, r.threads, r.reportIntervalSec], ["1.0.20", 4, 5]);
+  assert.deepEqual(r.queriesPerformed, { read: 117096, write: 33456, other: 16728, total: 167280 });
+  assert.deepEqual([r.transactions, r.transactionsPerSec, r.queries, r.queriesPerSec], [8364, 139.27, 167280, 2785.42]);
+  assert.deepEqual(lat(r), [4.58, 28.69, 149.94, 95, 52.89, 239940.24]);
+  assert.equal(r.intervals.length, 12);
+  assert.deepEqual([r.intervals[2]!.tps, r.intervals[2]!.latencyMs], [121.02, 89.16]);
+  assert.deepEqual(r.warnings.map((w) => w.line), [65]);
 });

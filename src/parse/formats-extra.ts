@@ -27,6 +27,10 @@ export const extraFormats: ParserFormat[] = [
     description: "sysbench 0.4/0.5/1.0.x/1.1.x run output: SQL (OLTP) statistics, tps/qps, latency, --report-interval lines, --histogram",
     detect: detectSysbench,
     parse: (text, file) => parseSysbenchRuns(text, file),
+    parseWithWarnings: (text, file) => {
+      const runs = parseSysbenchRuns(text, file);
+      return { records: runs, warnings: runs.flatMap((r) => r.warnings) };
+    },
   },
   {
     name: "sysbench-prepare",

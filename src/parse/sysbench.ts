@@ -21,7 +21,8 @@ import type { ParseWarning } from "./text.js";
 export interface SysbenchInterval {
   /** Seconds since the start (end of the interval). */
   time: number;
-  threads: number;
+  /** Threads running (null on fileio interval lines, which do not print it). */
+  threads: number | null;
   /** Transactions per second (SQL tests), else null. */
   tps: number | null;
   /** Queries per second (SQL tests), else null. */
@@ -39,6 +40,10 @@ export interface SysbenchInterval {
   /** `--rate` runs print a second line per interval: queue length and concurrency. */
   queueLength: number | null;
   concurrency: number | null;
+  /** fileio test: MiB/s read and written and fsyncs per second in the interval, else null. */
+  readMiBps: number | null;
+  writtenMiBps: number | null;
+  fsyncsPerSec: number | null;
   /** 1-based line number in the file. */
   line: number;
 }
@@ -91,6 +96,9 @@ export interface SysbenchResult {
   fairness: { eventsAvg: number; eventsStddev: number; execTimeAvg: number; execTimeStddev: number } | null;
   intervals: SysbenchInterval[];
   histogram: { valueMs: number; count: number }[];
+  /** fileio test: "File operations:" (per second) and the MiB/s lines of "Throughput:"; else null. */
+  fileOps: { readsPerSec: number; writesPerSec: number; fsyncsPerSec: number } | null;
+  fileThroughputMiBps: { read: number; written: number } | null;
   /** Lines starting with FATAL:/WARNING: seen during the run (with error-ignoring drivers they can precede a result). */
   messages: string[];
   /** What this version's output lacks (fields left null) and printed values that contradict each other. */
@@ -143,7 +151,7 @@ export function parseSysbenchRuns(text: string, file: string): SysbenchResult[] 
   return runs;
 }
 
-type Section = "none" | "sql" | "queriesPerformed" | "general" | "throughput" | "cpu" | "latency" | "legacyLatency" | "fairness" | "histogram";
+type Section = "none" | "sql" | "queriesPerformed" | "general" | "throughput" | "cpu" | "fileops" | "latency" | "legacyLatency" | "fairness" | "histogram";
 
 function parseOneRun(lines: string[], start: number, end: number, file: string): SysbenchResult {
   const version = HEADER.exec(lines[start]!)![1]!;
@@ -176,9 +184,13 @@ function parseOneRun(lines: string[], start: number, end: number, file: string):
     fairness: null,
     intervals: [],
     histogram: [],
+    fileOps: null,
+    fileThroughputMiBps: null,
     messages: [],
     warnings: [],
   };
+  const fops: Partial<Record<"reads/s" | "writes/s" | "fsyncs/s", number>> = {};
+  const ftp: Partial<Record<"read, MiB/s" | "written, MiB/s", number>> = {};
   /** 0-based line of each result section header, for warnings. */
   const at: Partial<Record<"sql" | "general" | "latency", number>> = {};
   const qp: Partial<{ read: number; write: number; other: number; total: number }> = {};
@@ -222,10 +234,16 @@ function parseOneRun(lines: string[], start: number, end: number, file: string):
     if (t === "Test execution summary:") { section = "general"; sawResult = true; at.general = i; r.layout = "0.x"; continue; }
     if (t === "Throughput:") { section = "throughput"; sawResult = true; continue; }
     if (t === "CPU speed:") { section = "cpu"; sawResult = true; continue; }
+    if (t === "File operations:") { section = "fileops"; sawResult = true; continue; }
     if (t === "Latency (ms):") { section = "latency"; sawResult = true; at.latency = i; continue; }
     if (t === "Threads fairness:") { section = "fairness"; continue; }
     if (/^Latency histogram \(values are in milliseconds\)$/.test(t)) { section = "histogram"; continue; }
 
+    if (/^\[[^\]\s]*@[^\]]*\]\s*[#$%]/.test(t)) {
+      // A shell prompt pasted with the output ("[root@host ~]#"): the run's output ends here.
+      r.warnings.push({ file, line: i + 1, message: `a shell prompt: the output of this run ends here (${quoteFound(t, 40)})` });
+      break;
+    }
     if (t.startsWith("[")) {
       const iv = parseIntervalLine(t, i, file, lastInterval);
       if (iv === "queue") continue; // merged into the previous interval
@@ -276,6 +294,7 @@ function parseOneRun(lines: string[], start: number, end: number, file: string):
           r.time = Number(m![1]);
         } else if (k === "total number of events") r.events = num(i, v, "an event count");
         else if (k === "events/s (eps)") printedEps = num(i, v, "an events-per-second rate");
+        else if (section === "throughput" && (k === "read, MiB/s" || k === "written, MiB/s")) ftp[k] = num(i, v, `a rate in MiB/s after "${k}:"`);
         else if (k === "total time taken by event execution") {
           // 0.x: the sum of all event latencies, in seconds (printed with or without the "s").
           const m = /^(\d+(?:\.\d+)?)s?$/.exec(v);
@@ -307,6 +326,12 @@ function parseOneRun(lines: string[], start: number, end: number, file: string):
             L.percentileMs = ms;
           }
         } else fail(i, "min:, avg:, max: or approx.  N percentile:");
+        break;
+      }
+      case "fileops": {
+        const kv = splitKv(t);
+        if (!kv || !["reads/s", "writes/s", "fsyncs/s"].includes(kv[0])) fail(i, '"reads/s:", "writes/s:" or "fsyncs/s:" in "File operations:"');
+        fops[kv![0] as "reads/s"] = num(i, kv![1], `a rate after "${kv![0]}:"`);
         break;
       }
       case "cpu": {
@@ -376,6 +401,18 @@ function parseOneRun(lines: string[], start: number, end: number, file: string):
     }
     r.fairness = fairness as NonNullable<SysbenchResult["fairness"]>;
   }
+  if (Object.keys(fops).length > 0) {
+    for (const k of ["reads/s", "writes/s", "fsyncs/s"] as const) {
+      if (fops[k] === undefined) throw new ParseError(file, lastLine + 1, `"${k}:" under "File operations:"`, "none");
+    }
+    r.fileOps = { readsPerSec: fops["reads/s"]!, writesPerSec: fops["writes/s"]!, fsyncsPerSec: fops["fsyncs/s"]! };
+  }
+  if (Object.keys(ftp).length > 0) {
+    if (ftp["read, MiB/s"] === undefined || ftp["written, MiB/s"] === undefined) {
+      throw new ParseError(file, lastLine + 1, 'both "read, MiB/s:" and "written, MiB/s:" under "Throughput:"', "one");
+    }
+    r.fileThroughputMiBps = { read: ftp["read, MiB/s"]!, written: ftp["written, MiB/s"]! };
+  }
   r.eventsPerSec = printedEps ?? (r.time > 0 ? r.events / r.time : NaN);
   addWarnings(r, at, start, file);
   return r;
@@ -441,6 +478,9 @@ function parseIntervalLine(t: string, i: number, file: string, prev: SysbenchInt
       reconnectsPerSec: Number(sql[10]),
       queueLength: null,
       concurrency: null,
+      readMiBps: null,
+      writtenMiBps: null,
+      fsyncsPerSec: null,
       line: i + 1,
     };
   }
@@ -461,6 +501,33 @@ function parseIntervalLine(t: string, i: number, file: string, prev: SysbenchInt
       reconnectsPerSec: null,
       queueLength: null,
       concurrency: null,
+      readMiBps: null,
+      writtenMiBps: null,
+      fsyncsPerSec: null,
+      line: i + 1,
+    };
+  }
+  // fileio: "reads: 28.78 MiB/s writes: 0.00 MiB/s fsyncs: 0.00/s latency (ms,95%): 1.319"
+  const fio = new RegExp(`^reads: ${NUM} MiB/s writes: ${NUM} MiB/s fsyncs: ${NUM}/s latency \\(ms,(\\d+(?:\\.\\d+)?)%\\): ${NUM}$`).exec(rest);
+  if (fio) {
+    return {
+      time,
+      threads: null,
+      tps: null,
+      qps: null,
+      readsPerSec: null,
+      writesPerSec: null,
+      otherPerSec: null,
+      eps: null,
+      latencyPercentile: Number(fio[4]),
+      latencyMs: Number(fio[5]),
+      errorsPerSec: null,
+      reconnectsPerSec: null,
+      queueLength: null,
+      concurrency: null,
+      readMiBps: Number(fio[1]),
+      writtenMiBps: Number(fio[2]),
+      fsyncsPerSec: Number(fio[3]),
       line: i + 1,
     };
   }
@@ -485,6 +552,9 @@ function parseIntervalLine(t: string, i: number, file: string, prev: SysbenchInt
       reconnectsPerSec: old[8] === undefined ? null : Number(old[8]),
       queueLength: null,
       concurrency: null,
+      readMiBps: null,
+      writtenMiBps: null,
+      fsyncsPerSec: null,
       line: i + 1,
     };
   }
