@@ -102,3 +102,19 @@ test("soft breaks: only a quoted line ending in one '=' followed by an unquoted 
   const bad = read("kim-2023-04-contention-abt-before-after").replace("210.64 ms", "210.64 mss");
   assert.throws(() => parsePerfLockContention(bad, "b.txt"), (e: unknown) => e instanceof ParseError && e.line === 24 && /time unit/.test(e.message));
 });
+
+test("Dumazet 2025-10 (perf lock record + contention), '>> > ' quoted-printable: four tables, the last without a header line", () => {
+  const c = con("dumazet-2025-10-contention-record-qp-quoted3");
+  assert.deepEqual(c.tables.map((t) => [t.line, t.headerless]), [[3, false], [16, false], [70, false], [87, true]]);
+  const per = [1, 2, 3, 4].map((n) => c.entries.filter((e) => e.table === n));
+  assert.deepEqual(per.map((p) => p.length), [4, 3, 6, 8]);
+  assert.deepEqual([per[0]![0]!.contended, per[0]![0]!.waitTotalNs, per[0]![0]!.waitMaxNs, per[0]![0]!.caller], [442111, 6_790_000_000, 162_470_000, "dev_hard_start_xmit+0xcd"]);
+  assert.deepEqual([per[3]![0]!.contended, per[3]![0]!.waitTotalNs, per[3]![0]!.caller], [32907, 316_980_000, "dev_hard_start_xmit+0xcd"]);
+  assert.deepEqual([per[3]![7]!.contended, per[3]![7]!.waitAvgNs, per[3]![7]!.caller], [140, 2310, "___slab_alloc+0x4e0"]);
+  // The patch's point, read from the tables: the qdisc-lock wait of dev_hard_start_xmit falls from 6.79 s to 107.18 ms.
+  assert.equal(per[2]!.find((e) => e.caller === "dev_hard_start_xmit+0xcd")!.waitTotalNs, 107_180_000);
+  assert.ok(c.entries.every((e) => e.type === "spinlock" && !/=$/.test(e.caller!)));
+  const w = c.warnings.map((x) => `${x.line}: ${x.message}`).join("\n");
+  assert.match(w, /^5: 39 quoted-printable soft line break/);
+  assert.match(w, /87: table 4: rows without a header line; the columns of table 3 are assumed/);
+});

@@ -52,8 +52,12 @@ export interface PerfLockContention {
   mode: PerfLockMode;
   /** The time/count columns in header order. */
   columns: string[];
-  /** Every table found: its header line (1-based), mode and time/count columns. */
-  tables: { line: number; mode: PerfLockMode; columns: string[] }[];
+  /**
+   * Every table found: its header line (1-based), mode and time/count columns. A table whose rows
+   * follow text without a header of their own (`headerless`) takes the previous table's columns;
+   * its `line` is that of its first row.
+   */
+  tables: { line: number; mode: PerfLockMode; columns: string[]; headerless: boolean }[];
   entries: PerfLockContentionEntry[];
   /** Lines before the header (perf's symbol-loading messages with -v). */
   messages: string[];
@@ -190,7 +194,7 @@ export function parsePerfLockContention(text: string, file: string): PerfLockCon
     file,
     mode: header.mode,
     columns: header.columns,
-    tables: [{ line: h + 1, mode: header.mode, columns: header.columns }],
+    tables: [{ line: h + 1, mode: header.mode, columns: header.columns, headerless: false }],
     entries: [],
     messages: lines.slice(0, h).map((l) => l.trimEnd()).filter((l) => l !== ""),
     debug: null,
@@ -220,7 +224,25 @@ export function parsePerfLockContention(text: string, file: string): PerfLockCon
         table++;
         owner = false;
         between = false;
-        out.tables.push({ line: i + 1, mode: header.mode, columns: header.columns });
+        out.tables.push({ line: i + 1, mode: header.mode, columns: header.columns, headerless: false });
+        continue;
+      }
+      if (/^\d/.test(t)) {
+        // Rows again after the text, without a header line: a table pasted without its header.
+        let e: PerfLockContentionEntry | null = null;
+        try {
+          e = row(t, raw, i, table + 1, false);
+        } catch (err) {
+          if (!(err instanceof ParseError)) throw err;
+        }
+        if (e) {
+          table++;
+          owner = false;
+          between = false;
+          out.tables.push({ line: i + 1, mode: header!.mode, columns: header!.columns, headerless: true });
+          out.warnings.push({ file, line: i + 1, message: `table ${table}: rows without a header line; the columns of table ${table - 1} are assumed` });
+          out.entries.push(e);
+        }
       }
       continue;
     }
@@ -249,6 +271,12 @@ export function parsePerfLockContention(text: string, file: string): PerfLockCon
       between = true;
       continue;
     }
+    out.entries.push(row(t, raw, i, table, owner));
+  }
+  return out;
+
+  /** One entry row of the current header's shape (a ParseError naming the line when it is not). */
+  function row(t: string, raw: string, i: number, table: number, owner: boolean): PerfLockContentionEntry {
     const tokens = t.split(/\s+/);
     const vals = takeValues(tokens, kinds, file, i + 1, raw);
     const e: PerfLockContentionEntry = {
@@ -301,9 +329,8 @@ export function parsePerfLockContention(text: string, file: string): PerfLockCon
         e.cgroup = rest;
         break;
     }
-    out.entries.push(e);
+    return e;
   }
-  return out;
 }
 
 function parseDebug(lines: string[], from: number, file: string, warnings: ParseWarning[]): NonNullable<PerfLockContention["debug"]> {
