@@ -23,10 +23,14 @@ function lockStatRecords(ex: LockStatExcerpt): Record<string, unknown>[] {
 export const extraFormats: ParserFormat[] = [
   {
     name: "sysbench",
-    signature: 'a "sysbench 1.x" banner with "SQL statistics:" / "General statistics:" sections',
-    description: "sysbench 1.0.x/1.1.x run output: SQL statistics, tps/qps, latency, --report-interval lines, --histogram",
+    signature: 'a "sysbench X.Y" banner with "SQL statistics:" / "OLTP test statistics:" / "General statistics:" / "Test execution summary:" sections',
+    description: "sysbench 0.4/0.5/1.0.x/1.1.x run output: SQL (OLTP) statistics, tps/qps, latency, --report-interval lines, --histogram",
     detect: detectSysbench,
     parse: (text, file) => parseSysbenchRuns(text, file),
+    parseWithWarnings: (text, file) => {
+      const runs = parseSysbenchRuns(text, file);
+      return { records: runs, warnings: runs.flatMap((r) => r.warnings) };
+    },
   },
   {
     name: "sysbench-prepare",
@@ -82,6 +86,10 @@ export const extraFormats: ParserFormat[] = [
     parse: (text, file) => {
       const s = parseRseqStats(text, file);
       return Object.entries(s.counters).map(([counter, value]) => ({ file, counter, value }));
+    },
+    parseWithWarnings: (text, file) => {
+      const s = parseRseqStats(text, file);
+      return { records: Object.entries(s.counters).map(([counter, value]) => ({ file, counter, value })), warnings: s.warnings };
     },
   },
   sliceTraceFormat,

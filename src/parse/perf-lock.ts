@@ -15,7 +15,7 @@
  * (columns follow -F), one row per lock (name truncated to 20 columns with "...") or per thread (-t).
  */
 import { ParseError, quoteFound } from "../util/errors.js";
-import { unquote, type ParseWarning } from "./text.js";
+import { joinSoftBreaks, unquote, type ParseWarning } from "./text.js";
 
 export type PerfLockMode = "caller" | "task" | "lock" | "cgroup";
 type TimeField = "waitTotalNs" | "waitMaxNs" | "waitMinNs" | "waitAvgNs";
@@ -39,14 +39,25 @@ export interface PerfLockContentionEntry {
   cgroup: string | null;
   /** With -v: the stack of the entry. */
   stack: { address: string; symbol: string }[];
+  /** 1-based table number: posts show several outputs (before/after, two options) with text between them. */
+  table: number;
+  /** With -o and -v (perf ≥ 6.15): entries after "=== owner stack trace ===" aggregate lock owners, not waiters. */
+  owner: boolean;
   line: number;
 }
 
 export interface PerfLockContention {
   file: string;
+  /** Mode and columns of the first table (see `tables` for the others). */
   mode: PerfLockMode;
   /** The time/count columns in header order. */
   columns: string[];
+  /**
+   * Every table found: its header line (1-based), mode and time/count columns. A table whose rows
+   * follow text without a header of their own (`headerless`) takes the previous table's columns;
+   * its `line` is that of its first row.
+   */
+  tables: { line: number; mode: PerfLockMode; columns: string[]; headerless: boolean }[];
   entries: PerfLockContentionEntry[];
   /** Lines before the header (perf's symbol-loading messages with -v). */
   messages: string[];
@@ -130,7 +141,7 @@ function contentionHeader(t: string): { columns: string[]; mode: PerfLockMode } 
 }
 
 export function detectPerfLockContention(text: string): boolean {
-  return text.split("\n", 400).some((l) => contentionHeader(unquote(l)) !== null);
+  return contentionLines(text.split("\n", 400).join("\n")).lines.some((l) => contentionHeader(l) !== null);
 }
 
 export function detectPerfLockReport(text: string): boolean {
@@ -153,8 +164,17 @@ function takeValues(tokens: string[], kinds: ("count" | "time")[], file: string,
   return out;
 }
 
+/** The lines of a contention output as posted: quoted-printable soft breaks joined, quoting and CRs removed, tabs expanded. */
+function contentionLines(text: string): { lines: string[]; joined: number[] } {
+  const raw = text.split("\n");
+  const joined = joinSoftBreaks(raw);
+  return { lines: raw.map((l) => unquote(l.replace(/\r$/, "")).replace(/\t/g, "        ")), joined };
+}
+
+const ELISION = /^(?:\.\.\.|…|\[\.\.\.\]|\.\.\.\s*snip\s*\.\.\.|<snip>)$/i;
+
 export function parsePerfLockContention(text: string, file: string): PerfLockContention {
-  const lines = text.split("\n").map((l) => unquote(l.replace(/\r$/, "")).replace(/\t/g, "        "));
+  const { lines, joined } = contentionLines(text);
   let h = -1;
   let header: ReturnType<typeof contentionHeader> = null;
   for (let i = 0; i < lines.length; i++) {
@@ -174,22 +194,68 @@ export function parsePerfLockContention(text: string, file: string): PerfLockCon
     file,
     mode: header.mode,
     columns: header.columns,
+    tables: [{ line: h + 1, mode: header.mode, columns: header.columns, headerless: false }],
     entries: [],
     messages: lines.slice(0, h).map((l) => l.trimEnd()).filter((l) => l !== ""),
     debug: null,
     warnings: [],
   };
-  const kinds = header.columns.map((c) => (c === "contended" ? "count" : "time")) as ("count" | "time")[];
+  if (joined.length > 0) {
+    out.warnings.push({
+      file,
+      line: joined[0]! + 1,
+      message: `${joined.length} quoted-printable soft line break(s) joined (a quoted line ending in "=" continued on the next, unquoted line): line(s) ${joined.map((j) => j + 1).join(", ")}`,
+    });
+  }
+  let kinds = header.columns.map((c) => (c === "contended" ? "count" : "time")) as ("count" | "time")[];
+  let table = 1;
+  let owner = false;
+  /** Between tables: text that is not contention output, until the next header line. */
+  let between = false;
   for (let i = h + 1; i < lines.length; i++) {
     const raw = lines[i]!;
     const t = raw.trim();
     if (t === "") continue;
+    if (between) {
+      const next = contentionHeader(raw);
+      if (next) {
+        header = next;
+        kinds = header.columns.map((c) => (c === "contended" ? "count" : "time")) as ("count" | "time")[];
+        table++;
+        owner = false;
+        between = false;
+        out.tables.push({ line: i + 1, mode: header.mode, columns: header.columns, headerless: false });
+        continue;
+      }
+      if (/^\d/.test(t)) {
+        // Rows again after the text, without a header line: a table pasted without its header.
+        let e: PerfLockContentionEntry | null = null;
+        try {
+          e = row(t, raw, i, table + 1, false);
+        } catch (err) {
+          if (!(err instanceof ParseError)) throw err;
+        }
+        if (e) {
+          table++;
+          owner = false;
+          between = false;
+          out.tables.push({ line: i + 1, mode: header!.mode, columns: header!.columns, headerless: true });
+          out.warnings.push({ file, line: i + 1, message: `table ${table}: rows without a header line; the columns of table ${table - 1} are assumed` });
+          out.entries.push(e);
+        }
+      }
+      continue;
+    }
     if (/^=== output for debug ?===$/.test(t)) {
-      out.debug = parseDebug(lines, i + 1, file);
+      out.debug = parseDebug(lines, i + 1, file, out.warnings);
       break;
     }
-    if (/^(?:\.\.\.|…)$/.test(t)) {
-      out.warnings.push({ file, line: i + 1, message: '"..." — entries left out by the poster' });
+    if (/^=== owner stack trace ===$/.test(t)) {
+      owner = true;
+      continue;
+    }
+    if (ELISION.test(t)) {
+      out.warnings.push({ file, line: i + 1, message: `"${t}" — entries left out by the poster` });
       continue;
     }
     const st = /^(0x[0-9a-f]+)\s+(.*)$/.exec(t);
@@ -200,10 +266,17 @@ export function parsePerfLockContention(text: string, file: string): PerfLockCon
       continue;
     }
     if (!/^\d/.test(t) && out.entries.length > 0) {
-      // Prose after the table (a mail goes on): stop, and say so.
+      // Prose after the table (a mail goes on): say so, and look for another table after it.
       out.warnings.push({ file, line: i + 1, message: `the table ends here: followed by text that is not perf lock contention output (${quoteFound(raw, 60)})` });
-      break;
+      between = true;
+      continue;
     }
+    out.entries.push(row(t, raw, i, table, owner));
+  }
+  return out;
+
+  /** One entry row of the current header's shape (a ParseError naming the line when it is not). */
+  function row(t: string, raw: string, i: number, table: number, owner: boolean): PerfLockContentionEntry {
     const tokens = t.split(/\s+/);
     const vals = takeValues(tokens, kinds, file, i + 1, raw);
     const e: PerfLockContentionEntry = {
@@ -220,13 +293,15 @@ export function parsePerfLockContention(text: string, file: string): PerfLockCon
       symbol: null,
       cgroup: null,
       stack: [],
+      table,
+      owner,
       line: i + 1,
     };
-    header.columns.forEach((c, k) => {
+    header!.columns.forEach((c, k) => {
       (e as unknown as Record<string, number>)[CONTENTION_COLUMNS[c]!] = vals[k]!;
     });
     const rest = tokens.join(" ");
-    switch (header.mode) {
+    switch (header!.mode) {
       case "caller": {
         const m = /^(\S+)\s*(.*)$/.exec(rest);
         if (!m) throw new ParseError(file, i + 1, "a lock type and a caller after the times", quoteFound(raw));
@@ -254,12 +329,11 @@ export function parsePerfLockContention(text: string, file: string): PerfLockCon
         e.cgroup = rest;
         break;
     }
-    out.entries.push(e);
+    return e;
   }
-  return out;
 }
 
-function parseDebug(lines: string[], from: number, file: string): NonNullable<PerfLockContention["debug"]> {
+function parseDebug(lines: string[], from: number, file: string, warnings: ParseWarning[]): NonNullable<PerfLockContention["debug"]> {
   const d = { bad: NaN, total: NaN, histogram: {} as Record<string, number> };
   for (let i = from; i < lines.length; i++) {
     const t = lines[i]!.trim();
@@ -270,7 +344,11 @@ function parseDebug(lines: string[], from: number, file: string): NonNullable<Pe
       d.total = Number(m[2]);
     } else if (/^bad rate: [\d.]+ %$/.test(t) || /^histogram of /.test(t)) continue;
     else if ((m = /^([\w ]+): (\d+)$/.exec(t))) d.histogram[m[1]!.trim()] = Number(m[2]);
-    else throw new ParseError(file, i + 1, "a line of perf's debug block (bad: N, total: N / name: N)", quoteFound(lines[i]));
+    else if (Number.isFinite(d.bad)) {
+      // A mail goes on after the pasted output.
+      warnings.push({ file, line: i + 1, message: `the debug block ends here: followed by text that is not perf output (${quoteFound(lines[i], 60)})` });
+      break;
+    } else throw new ParseError(file, i + 1, "a line of perf's debug block (bad: N, total: N / name: N)", quoteFound(lines[i]));
   }
   if (!Number.isFinite(d.bad)) throw new ParseError(file, lines.length, '"bad: N, total: N" in the debug block', "none");
   return d;

@@ -25,6 +25,7 @@
  * (where each is counted: include/linux/rseq_entry.h and kernel/rseq.c, Linux 7.2).
  */
 import { ParseError, quoteFound } from "../util/errors.js";
+import { unquote, type ParseWarning } from "./text.js";
 
 /** The counter names in the order the kernel prints them. */
 export const RSEQ_BASE_COUNTERS = ["exit", "signal", "slowp", "fastp", "ids", "cs", "clear", "fixup"] as const;
@@ -36,6 +37,8 @@ export interface RseqStats {
   counters: Record<string, number>;
   /** True when the slice-extension counters (sgrant … sabort) are present. */
   sliceExtension: boolean;
+  /** What a pasted copy added to the file (a poster's notes after the values, mail quoting). */
+  warnings: ParseWarning[];
 }
 
 export interface RseqStatsDiff {
@@ -44,22 +47,31 @@ export interface RseqStatsDiff {
 }
 
 const LINE = /^([a-z_]+):\s+(\d+)$/;
+/** A posted copy with the poster's note after the value: `exit:   774496161   (RSEQ exit path invocations)`. */
+const ANNOTATED = /^([a-z_]+):\s+(\d+)\s+(\(.*\)|#.*|<-.*|←.*)$/;
 
 /** True when the text has the shape of rseq/stats. */
 export function detectRseqStats(text: string): boolean {
   const lines = text.split("\n").filter((l) => l.trim() !== "");
-  return lines.length >= RSEQ_BASE_COUNTERS.length && lines[0]!.trim().startsWith("exit:") && lines.every((l) => LINE.test(l.trim()));
+  const t = lines.map((l) => unquote(l).trim());
+  return lines.length >= RSEQ_BASE_COUNTERS.length && t[0]!.startsWith("exit:") && t.every((l) => LINE.test(l) || ANNOTATED.test(l));
 }
 
 export function parseRseqStats(text: string, file: string): RseqStats {
   const lines = text.replace(/\r\n/g, "\n").split("\n");
   const counters: Record<string, number> = {};
+  const warnings: ParseWarning[] = [];
+  const annotated: number[] = [];
+  let quoted = false;
   let lastLine = 0;
   for (let i = 0; i < lines.length; i++) {
-    const t = lines[i]!.trim();
+    const u = unquote(lines[i]!);
+    if (u !== lines[i]) quoted = true;
+    const t = u.trim();
     if (t === "") continue;
     lastLine = i + 1;
-    const m = LINE.exec(t);
+    let m = LINE.exec(t);
+    if (!m && (m = ANNOTATED.exec(t))) annotated.push(i + 1);
     if (!m) throw new ParseError(file, i + 1, "a counter line `name:   value`", quoteFound(lines[i]));
     const name = m[1]!;
     if (name in counters) throw new ParseError(file, i + 1, `each counter once (${name} already seen)`, quoteFound(lines[i]));
@@ -75,7 +87,15 @@ export function parseRseqStats(text: string, file: string): RseqStats {
     const missing = RSEQ_SLICE_COUNTERS.filter((k) => !(k in counters));
     throw new ParseError(file, lastLine, `all slice-extension counters (missing ${missing.join(", ")})`, `only ${present.join(", ")}`);
   }
-  return { file, counters, sliceExtension: present.length === RSEQ_SLICE_COUNTERS.length };
+  if (annotated.length > 0) {
+    warnings.push({
+      file,
+      line: annotated[0]!,
+      message: `text after the value (a note by whoever posted the file; the kernel prints none) ignored on ${annotated.length} line(s): ${annotated.join(", ")}`,
+    });
+  }
+  if (quoted) warnings.push({ file, line: 1, message: "mail quoting removed" });
+  return { file, counters, sliceExtension: present.length === RSEQ_SLICE_COUNTERS.length, warnings };
 }
 
 /**

@@ -4,18 +4,25 @@
  * result block (SQL statistics, General statistics / Throughput, Latency,
  * Threads fairness). Also the short output of `prepare`.
  *
- * Shapes seen in real output (test/fixtures/sysbench/README.md):
+ * Shapes seen in real output (test/fixtures/sysbench/README.md, public/*.source.json):
+ *   0.4.12   "OLTP test statistics:" (with "deadlocks:", "read/write requests:", "other operations:"),
+ *            "Test execution summary:" with "per-request statistics:" and "approx.  95 percentile:" in ms
+ *   0.5      as 0.4 but "General statistics:" / "response time:", and `[  10s] threads: N, tps: …`
+ *            interval lines ("reads/s:" early, "reads:" with "errors:"/"reconnects:" later)
  *   1.0.20   "General statistics:" with "total time:" and "total number of events:"
  *   1.1.0    "Throughput:" with "events/s (eps):", "time elapsed:", "total number of events:"
  *   cpu test "CPU speed:" with "events per second:" and no SQL statistics
+ * Fields a version does not print stay null and are named in `warnings`.
  */
 import { ParseError, quoteFound } from "../util/errors.js";
+import type { ParseWarning } from "./text.js";
 
 /** One `--report-interval` line: `[ 1s ] thds: 4 tps: … qps: … (r/w/o: …) lat (ms,95%): … err/s: … reconn/s: …`. */
 export interface SysbenchInterval {
   /** Seconds since the start (end of the interval). */
   time: number;
-  threads: number;
+  /** Threads running (null on fileio interval lines, which do not print it). */
+  threads: number | null;
   /** Transactions per second (SQL tests), else null. */
   tps: number | null;
   /** Queries per second (SQL tests), else null. */
@@ -33,6 +40,10 @@ export interface SysbenchInterval {
   /** `--rate` runs print a second line per interval: queue length and concurrency. */
   queueLength: number | null;
   concurrency: number | null;
+  /** fileio test: MiB/s read and written and fsyncs per second in the interval, else null. */
+  readMiBps: number | null;
+  writtenMiBps: number | null;
+  fsyncsPerSec: number | null;
   /** 1-based line number in the file. */
   line: number;
 }
@@ -52,8 +63,10 @@ export interface SysbenchLatency {
 
 export interface SysbenchResult {
   file: string;
-  /** "1.0.20", "1.1.0", … */
+  /** "0.4.12", "0.5", "1.0.20", "1.1.0", … */
   version: string;
+  /** Output layout: "0.x" (OLTP test statistics / per-request or response time block) or "1.x" (SQL statistics / Latency (ms)). */
+  layout: "0.x" | "1.x";
   threads: number | null;
   reportIntervalSec: number | null;
   targetRate: number | null;
@@ -67,6 +80,13 @@ export interface SysbenchResult {
   ignoredErrorsPerSec: number | null;
   reconnects: number | null;
   reconnectsPerSec: number | null;
+  /** 0.x only: "deadlocks:", "read/write requests:" and "other operations:" (count and per-second rate). */
+  deadlocks: number | null;
+  deadlocksPerSec: number | null;
+  readWriteRequests: number | null;
+  readWriteRequestsPerSec: number | null;
+  otherOperations: number | null;
+  otherOperationsPerSec: number | null;
   /** Wall time of the run in seconds ("total time" in 1.0, "time elapsed" in 1.1). */
   time: number;
   events: number;
@@ -76,8 +96,13 @@ export interface SysbenchResult {
   fairness: { eventsAvg: number; eventsStddev: number; execTimeAvg: number; execTimeStddev: number } | null;
   intervals: SysbenchInterval[];
   histogram: { valueMs: number; count: number }[];
+  /** fileio test: "File operations:" (per second) and the MiB/s lines of "Throughput:"; else null. */
+  fileOps: { readsPerSec: number; writesPerSec: number; fsyncsPerSec: number } | null;
+  fileThroughputMiBps: { read: number; written: number } | null;
   /** Lines starting with FATAL:/WARNING: seen during the run (with error-ignoring drivers they can precede a result). */
   messages: string[];
+  /** What this version's output lacks (fields left null) and printed values that contradict each other. */
+  warnings: ParseWarning[];
 }
 
 export interface SysbenchPrepare {
@@ -86,13 +111,14 @@ export interface SysbenchPrepare {
   tables: { name: string; records: number | null; secondaryIndex: boolean }[];
 }
 
-const HEADER = /^sysbench (\d+\.\d+\.\d+\S*)(?: \(using .*\))?\s*$/;
+/** "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)", "sysbench 0.4.12:  multi-threaded system evaluation benchmark", "sysbench 0.5:  …". */
+const HEADER = /^sysbench (\d+\.\d+[^\s:]*)(?::\s+multi-threaded system evaluation benchmark| \(using .*\))?\s*$/;
 const NUM = "(-?\\d+(?:\\.\\d+)?)";
 
 /** True when the text looks like the output of a sysbench run. */
 export function detectSysbench(text: string): boolean {
   const head = text.slice(0, 4000);
-  return /^sysbench \d+\.\d+\.\d+/m.test(head) && /^(SQL statistics:|General statistics:|Throughput:|Latency \(ms\):)/m.test(text);
+  return /^sysbench \d+\.\d+/m.test(head) && /^(SQL statistics:|OLTP test statistics:|General statistics:|Test execution summary:|Throughput:|Latency \(ms\):)/m.test(text);
 }
 
 /** Parses one sysbench run (the file must hold exactly one result block). */
@@ -115,7 +141,7 @@ export function parseSysbenchRuns(text: string, file: string): SysbenchResult[] 
   });
   if (starts.length === 0) {
     const first = lines.findIndex((l) => l.trim() !== "");
-    throw new ParseError(file, Math.max(first, 0) + 1, 'a "sysbench X.Y.Z" header line', quoteFound(lines[Math.max(first, 0)]));
+    throw new ParseError(file, Math.max(first, 0) + 1, 'a "sysbench X.Y.Z" header line (or "sysbench 0.5:")', quoteFound(lines[Math.max(first, 0)]));
   }
   const runs: SysbenchResult[] = [];
   for (let k = 0; k < starts.length; k++) {
@@ -125,7 +151,7 @@ export function parseSysbenchRuns(text: string, file: string): SysbenchResult[] 
   return runs;
 }
 
-type Section = "none" | "sql" | "queriesPerformed" | "general" | "throughput" | "cpu" | "latency" | "fairness" | "histogram";
+type Section = "none" | "sql" | "queriesPerformed" | "general" | "throughput" | "cpu" | "fileops" | "latency" | "legacyLatency" | "fairness" | "histogram";
 
 function parseOneRun(lines: string[], start: number, end: number, file: string): SysbenchResult {
   const version = HEADER.exec(lines[start]!)![1]!;
@@ -144,6 +170,13 @@ function parseOneRun(lines: string[], start: number, end: number, file: string):
     ignoredErrorsPerSec: null,
     reconnects: null,
     reconnectsPerSec: null,
+    deadlocks: null,
+    deadlocksPerSec: null,
+    readWriteRequests: null,
+    readWriteRequestsPerSec: null,
+    otherOperations: null,
+    otherOperationsPerSec: null,
+    layout: "1.x",
     time: NaN,
     events: NaN,
     eventsPerSec: NaN,
@@ -151,8 +184,15 @@ function parseOneRun(lines: string[], start: number, end: number, file: string):
     fairness: null,
     intervals: [],
     histogram: [],
+    fileOps: null,
+    fileThroughputMiBps: null,
     messages: [],
+    warnings: [],
   };
+  const fops: Partial<Record<"reads/s" | "writes/s" | "fsyncs/s", number>> = {};
+  const ftp: Partial<Record<"read, MiB/s" | "written, MiB/s", number>> = {};
+  /** 0-based line of each result section header, for warnings. */
+  const at: Partial<Record<"sql" | "general" | "latency", number>> = {};
   const qp: Partial<{ read: number; write: number; other: number; total: number }> = {};
   let section: Section = "none";
   let sawResult = false;
@@ -188,14 +228,22 @@ function parseOneRun(lines: string[], start: number, end: number, file: string):
       continue;
     }
     // Section headers.
-    if (t === "SQL statistics:") { section = "sql"; sawResult = true; continue; }
-    if (t === "General statistics:") { section = "general"; sawResult = true; continue; }
+    if (t === "SQL statistics:") { section = "sql"; sawResult = true; at.sql = i; continue; }
+    if (t === "OLTP test statistics:") { section = "sql"; sawResult = true; at.sql = i; r.layout = "0.x"; continue; }
+    if (t === "General statistics:") { section = "general"; sawResult = true; at.general = i; continue; }
+    if (t === "Test execution summary:") { section = "general"; sawResult = true; at.general = i; r.layout = "0.x"; continue; }
     if (t === "Throughput:") { section = "throughput"; sawResult = true; continue; }
     if (t === "CPU speed:") { section = "cpu"; sawResult = true; continue; }
-    if (t === "Latency (ms):") { section = "latency"; sawResult = true; continue; }
+    if (t === "File operations:") { section = "fileops"; sawResult = true; continue; }
+    if (t === "Latency (ms):") { section = "latency"; sawResult = true; at.latency = i; continue; }
     if (t === "Threads fairness:") { section = "fairness"; continue; }
     if (/^Latency histogram \(values are in milliseconds\)$/.test(t)) { section = "histogram"; continue; }
 
+    if (/^\[[^\]\s]*@[^\]]*\]\s*[#$%]/.test(t)) {
+      // A shell prompt pasted with the output ("[root@host ~]#"): the run's output ends here.
+      r.warnings.push({ file, line: i + 1, message: `a shell prompt: the output of this run ends here (${quoteFound(t, 40)})` });
+      break;
+    }
     if (t.startsWith("[")) {
       const iv = parseIntervalLine(t, i, file, lastInterval);
       if (iv === "queue") continue; // merged into the previous interval
@@ -229,7 +277,10 @@ function parseOneRun(lines: string[], start: number, end: number, file: string):
         else if (k === "queries") [r.queries, r.queriesPerSec] = countRate(i, v);
         else if (k === "ignored errors") [r.ignoredErrors, r.ignoredErrorsPerSec] = countRate(i, v);
         else if (k === "reconnects") [r.reconnects, r.reconnectsPerSec] = countRate(i, v);
-        else fail(i, "queries performed:, transactions:, queries:, ignored errors: or reconnects:");
+        else if (k === "deadlocks") [r.deadlocks, r.deadlocksPerSec] = countRate(i, v);
+        else if (k === "read/write requests") [r.readWriteRequests, r.readWriteRequestsPerSec] = countRate(i, v);
+        else if (k === "other operations") [r.otherOperations, r.otherOperationsPerSec] = countRate(i, v);
+        else fail(i, "queries performed:, transactions:, queries:, ignored errors:, reconnects: (or 0.x: deadlocks:, read/write requests:, other operations:)");
         break;
       }
       case "general":
@@ -243,7 +294,44 @@ function parseOneRun(lines: string[], start: number, end: number, file: string):
           r.time = Number(m![1]);
         } else if (k === "total number of events") r.events = num(i, v, "an event count");
         else if (k === "events/s (eps)") printedEps = num(i, v, "an events-per-second rate");
-        else fail(i, "total time:, time elapsed:, events/s (eps): or total number of events:");
+        else if (section === "throughput" && (k === "read, MiB/s" || k === "written, MiB/s")) ftp[k] = num(i, v, `a rate in MiB/s after "${k}:"`);
+        else if (k === "total time taken by event execution") {
+          // 0.x: the sum of all event latencies, in seconds (printed with or without the "s").
+          const m = /^(\d+(?:\.\d+)?)s?$/.exec(v);
+          if (!m) fail(i, 'a time in seconds like "119.1212" or "90.9547s"');
+          r.latency.sumMs = Math.round(Number(m![1]) * 1e6) / 1e3;
+        } else if ((k === "per-request statistics" || k === "response time") && v === "") {
+          section = "legacyLatency";
+          at.latency = i;
+        } else fail(i, "total time:, time elapsed:, events/s (eps):, total number of events: (or 0.x: total time taken by event execution:, per-request statistics:, response time:)");
+        break;
+      }
+      case "legacyLatency": {
+        // 0.x: "min:  0.12ms" … "approx.  95 percentile:  0.30ms"
+        const kv = splitKv(t);
+        if (!kv) fail(i, "a `name: value` line in the per-request statistics block");
+        const [k, v] = kv!;
+        const m = /^(\d+(?:\.\d+)?)ms$/.exec(v);
+        if (!m) fail(i, `a latency in milliseconds like "0.30ms" after "${k}:"`);
+        const ms = Number(m![1]);
+        const L = r.latency;
+        let p: RegExpExecArray | null;
+        if (k === "min") L.minMs = ms;
+        else if (k === "avg") L.avgMs = ms;
+        else if (k === "max") L.maxMs = ms;
+        else if ((p = /^approx\.\s+(\d+(?:\.\d+)?) percentile$/.exec(k))) {
+          L.percentiles.push({ percentile: Number(p[1]), ms });
+          if (L.percentiles.length === 1) {
+            L.percentile = Number(p[1]);
+            L.percentileMs = ms;
+          }
+        } else fail(i, "min:, avg:, max: or approx.  N percentile:");
+        break;
+      }
+      case "fileops": {
+        const kv = splitKv(t);
+        if (!kv || !["reads/s", "writes/s", "fsyncs/s"].includes(kv[0])) fail(i, '"reads/s:", "writes/s:" or "fsyncs/s:" in "File operations:"');
+        fops[kv![0] as "reads/s"] = num(i, kv![1], `a rate after "${kv![0]}:"`);
         break;
       }
       case "cpu": {
@@ -313,8 +401,44 @@ function parseOneRun(lines: string[], start: number, end: number, file: string):
     }
     r.fairness = fairness as NonNullable<SysbenchResult["fairness"]>;
   }
+  if (Object.keys(fops).length > 0) {
+    for (const k of ["reads/s", "writes/s", "fsyncs/s"] as const) {
+      if (fops[k] === undefined) throw new ParseError(file, lastLine + 1, `"${k}:" under "File operations:"`, "none");
+    }
+    r.fileOps = { readsPerSec: fops["reads/s"]!, writesPerSec: fops["writes/s"]!, fsyncsPerSec: fops["fsyncs/s"]! };
+  }
+  if (Object.keys(ftp).length > 0) {
+    if (ftp["read, MiB/s"] === undefined || ftp["written, MiB/s"] === undefined) {
+      throw new ParseError(file, lastLine + 1, 'both "read, MiB/s:" and "written, MiB/s:" under "Throughput:"', "one");
+    }
+    r.fileThroughputMiBps = { read: ftp["read, MiB/s"]!, written: ftp["written, MiB/s"]! };
+  }
   r.eventsPerSec = printedEps ?? (r.time > 0 ? r.events / r.time : NaN);
+  addWarnings(r, at, start, file);
   return r;
+}
+
+/** Names what this run's output does not print, and printed values that contradict each other. */
+function addWarnings(r: SysbenchResult, at: Partial<Record<"sql" | "general" | "latency", number>>, start: number, file: string): void {
+  const warn = (i: number, message: string) => r.warnings.push({ file, line: i + 1, message });
+  if (r.layout === "0.x") {
+    const sql = at.sql ?? at.general ?? start;
+    if (at.sql !== undefined && r.queries === null) {
+      warn(sql, `sysbench ${r.version} prints no "queries:" line ("read/write requests:" and "other operations:" instead): queries and queriesPerSec are null`);
+    }
+    if (at.sql !== undefined && r.ignoredErrors === null) {
+      warn(sql, `sysbench ${r.version} prints no "ignored errors:"/"reconnects:" lines${r.deadlocks !== null ? ' ("deadlocks:" instead)' : ""}: they are null`);
+    }
+    if (r.latency.sumMs === null) warn(at.general ?? start, 'no "total time taken by event execution:" line: latency.sumMs is null');
+    const iv = r.intervals.find((x) => x.qps === null && x.tps !== null);
+    if (iv) {
+      warn(iv.line - 1, `interval lines of sysbench ${r.version} print no qps or other-queries rate${iv.errorsPerSec === null ? ", and no errors/reconnects rates" : ""}: those fields are null`);
+    }
+  }
+  const L = r.latency;
+  if (L.percentileMs < L.minMs || L.percentileMs > L.maxMs) {
+    warn(at.latency ?? start, `the printed ${L.percentile}th percentile (${L.percentileMs} ms) lies outside the printed min…max (${L.minMs}…${L.maxMs} ms): sysbench reports the percentile from histogram buckets`);
+  }
 }
 
 /** "name:   value" → [name, value]; the name may contain spaces, slashes and parentheses. */
@@ -354,6 +478,9 @@ function parseIntervalLine(t: string, i: number, file: string, prev: SysbenchInt
       reconnectsPerSec: Number(sql[10]),
       queueLength: null,
       concurrency: null,
+      readMiBps: null,
+      writtenMiBps: null,
+      fsyncsPerSec: null,
       line: i + 1,
     };
   }
@@ -374,13 +501,67 @@ function parseIntervalLine(t: string, i: number, file: string, prev: SysbenchInt
       reconnectsPerSec: null,
       queueLength: null,
       concurrency: null,
+      readMiBps: null,
+      writtenMiBps: null,
+      fsyncsPerSec: null,
+      line: i + 1,
+    };
+  }
+  // fileio: "reads: 28.78 MiB/s writes: 0.00 MiB/s fsyncs: 0.00/s latency (ms,95%): 1.319"
+  const fio = new RegExp(`^reads: ${NUM} MiB/s writes: ${NUM} MiB/s fsyncs: ${NUM}/s latency \\(ms,(\\d+(?:\\.\\d+)?)%\\): ${NUM}$`).exec(rest);
+  if (fio) {
+    return {
+      time,
+      threads: null,
+      tps: null,
+      qps: null,
+      readsPerSec: null,
+      writesPerSec: null,
+      otherPerSec: null,
+      eps: null,
+      latencyPercentile: Number(fio[4]),
+      latencyMs: Number(fio[5]),
+      errorsPerSec: null,
+      reconnectsPerSec: null,
+      queueLength: null,
+      concurrency: null,
+      readMiBps: Number(fio[1]),
+      writtenMiBps: Number(fio[2]),
+      fsyncsPerSec: Number(fio[3]),
+      line: i + 1,
+    };
+  }
+  // 0.5 (and the 1.0 pre-releases): "threads: 8, tps: 3377.03, reads/s: 47284.78, writes/s: 13508.14 response time: 2.82ms (99%)"
+  // or "threads: 1, tps: 194.58, reads: 2731.07, writes: 780.31, response time: 6.58ms (95%), errors: 0.00, reconnects:  0.00"
+  const old = new RegExp(
+    `^threads: (\\d+), tps: ${NUM}, reads(?:/s)?: ${NUM}, writes(?:/s)?: ${NUM},? response time: ${NUM}ms \\((\\d+(?:\\.\\d+)?)%\\)(?:, errors: ${NUM}, reconnects:\\s+${NUM})?$`,
+  ).exec(rest);
+  if (old) {
+    return {
+      time,
+      threads: Number(old[1]),
+      tps: Number(old[2]),
+      qps: null,
+      readsPerSec: Number(old[3]),
+      writesPerSec: Number(old[4]),
+      otherPerSec: null,
+      eps: null,
+      latencyPercentile: Number(old[6]),
+      latencyMs: Number(old[5]),
+      errorsPerSec: old[7] === undefined ? null : Number(old[7]),
+      reconnectsPerSec: old[8] === undefined ? null : Number(old[8]),
+      queueLength: null,
+      concurrency: null,
+      readMiBps: null,
+      writtenMiBps: null,
+      fsyncsPerSec: null,
       line: i + 1,
     };
   }
   throw new ParseError(
     file,
     i + 1,
-    "`thds: N tps: X qps: X (r/w/o: R/W/O) lat (ms,P%): X err/s: X reconn/s: X` or `thds: N eps: X lat (ms,P%): X`",
+    "`thds: N tps: X qps: X (r/w/o: R/W/O) lat (ms,P%): X err/s: X reconn/s: X`, `thds: N eps: X lat (ms,P%): X` or (0.5) `threads: N, tps: X, reads: X, writes: X, response time: Xms (P%)`",
     quoteFound(t),
   );
 }

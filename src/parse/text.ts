@@ -20,6 +20,29 @@ export function unquote(line: string): string {
   return m ? line.slice(m[0].length) : line;
 }
 
+/**
+ * Undoes quoted-printable soft line breaks in quoted mail text as archives keep it
+ * raw ("Content-Transfer-Encoding: quoted-printable"): a quoted line ending in a
+ * single "=" whose next line is not quoted was one line, cut at 76 columns by the
+ * encoder. The continuation is appended to the quoted line and its own line
+ * becomes empty, so line numbers stay those of the file. A line ending in "=="
+ * is never a soft break ("=" itself is encoded as "=3D"). Returns the 0-based
+ * indices of the lines that were joined.
+ */
+export function joinSoftBreaks(lines: string[]): number[] {
+  const joined: number[] = [];
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const l = lines[i]!.replace(/\r$/, "");
+    const next = lines[i + 1]!.replace(/\r$/, "");
+    if (!isQuoted(l) || !/[^=]=$/.test(l) || next.trim() === "" || isQuoted(next)) continue;
+    lines[i] = l.slice(0, -1) + next;
+    lines[i + 1] = "";
+    joined.push(i);
+    i++;
+  }
+  return joined;
+}
+
 /** True when the line carries mail quoting. */
 export function isQuoted(line: string): boolean {
   return /^[ \t]*>/.test(line);
