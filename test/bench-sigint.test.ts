@@ -65,15 +65,23 @@ test("SIGINT mid-run leaves no pgbench, hog or PostgreSQL process behind", { tim
   const isPgbench = (p: { exe: string; cmd: string }) => p.exe === "pgbench" && p.cmd.includes("-T 60");
   const isHog = (p: { cmd: string }) => p.cmd.startsWith("/bin/sh -c");
   let procs: { pid: number; cmd: string; exe: string }[] = [];
+  // What was ever seen while waiting (so a timeout names what was missing, not what has ended since).
+  let everPgbench = false;
+  let everServer = false;
+  let mostHogs = 0;
   for (let i = 0; i < 600; i++) {
     procs = tagged([child.pid as number]);
+    everPgbench ||= procs.some(isPgbench);
+    everServer ||= procs.some(isServer);
+    mostHogs = Math.max(mostHogs, procs.filter(isHog).length);
     if (procs.some(isPgbench) && procs.filter(isHog).length >= 4 && procs.some(isServer)) break; // the hog leader + 3 busy loops
     await sleep(100);
   }
-  // Everything the test then expects to be stopped was really running.
-  assert.ok(procs.some(isPgbench), `pgbench never started: ${stderr}`);
-  assert.ok(procs.filter(isHog).length >= 4, `the hogs never all started: ${JSON.stringify(procs)}`);
-  assert.ok(procs.some(isServer), `no server process seen: ${JSON.stringify(procs)}`);
+  // Everything the test then expects to be stopped was really running, all at once.
+  assert.ok(everPgbench, `pgbench never started: ${stderr}`);
+  assert.ok(everServer, `no server process seen: ${JSON.stringify(procs)}`);
+  assert.ok(mostHogs >= 4, `the hogs never all started (at most ${mostHogs} hog processes seen): ${JSON.stringify(procs)}`);
+  assert.ok(procs.some(isPgbench) && procs.filter(isHog).length >= 4 && procs.some(isServer), `pgbench, the hogs and the server were never running together: ${JSON.stringify(procs)}`);
   const seen = procs.filter((p) => isPgbench(p) || isHog(p) || isServer(p)).map((p) => p.pid);
   await sleep(500);
   child.kill("SIGINT");

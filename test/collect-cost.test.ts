@@ -79,14 +79,17 @@ test("bytesUnder sums the files of a directory tree", () => {
 test("a real worker window: ctxsw watching the children of a shell", () => {
   const d = join(workDir(), "test-tmp", "collect-cost-worker");
   // The "server" CPU of a window is what the postmaster's exited children used (cutime + cstime):
-  // here a child that spins for 0.5 s inside the window and exits, beside two sleeping ones.
-  const parent = spawn("sh", ["-c", "(sleep 0.1; timeout 0.5 sh -c 'while :; do :; done') & sleep 30 & sleep 30 & wait"], { stdio: "ignore", detached: true });
+  // here a child that spins for 0.5 s inside the window and exits, beside two sleeping ones. It
+  // starts 2 s after the shell and the window lasts 4 s, so it is reaped inside the window even when
+  // a loaded machine takes a second or more to start the worker (with a 0.1 s delay and a 1 s window
+  // it could exit before the worker's first reading, and the test failed under load).
+  const parent = spawn("sh", ["-c", "(sleep 2; timeout 0.5 sh -c 'while :; do :; done') & sleep 30 & sleep 30 & wait"], { stdio: "ignore", detached: true });
   try {
-    const r = spawnSync(process.execPath, [join(repoRoot(), "dist/src/collect/cost.js"), "--worker", "ctxsw", "--seconds", "1", "--dir", d, "--postmaster-pid", String(parent.pid)], { encoding: "utf8" });
+    const r = spawnSync(process.execPath, [join(repoRoot(), "dist/src/collect/cost.js"), "--worker", "ctxsw", "--seconds", "4", "--dir", d, "--postmaster-pid", String(parent.pid)], { encoding: "utf8" });
     assert.equal(r.status, 0, r.stderr);
     const w = JSON.parse(r.stdout) as CostWindow;
     assert.equal(w.collector, "ctxsw");
-    assert.ok(w.windowS >= 1);
+    assert.ok(w.windowS >= 4);
     // Above nothing, and at most the 0.5 s the child could spin (a reading of the wrong process, of
     // live instead of exited children, or of ticks as seconds, fails here).
     assert.ok(w.serverCpuS !== null && w.serverCpuS > 0.02, `server CPU ${w.serverCpuS} s with a child that spun for 0.5 s`);

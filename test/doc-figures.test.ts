@@ -24,7 +24,24 @@ test("every figure of the table is in its sentence and is what its record gives"
 
 test("every measured-looking number of the measured passages has an entry", () => {
   assert.deepEqual(uncovered(docs()), []);
-  assert.ok(MEASURED_REGIONS.length >= 4);
+  assert.ok(MEASURED_REGIONS.length >= 17);
+});
+
+test("the §4, §5, §6 and §8 passages are measured regions: a number typed into each without an entry fails", () => {
+  const d = docs();
+  for (const [at, section] of [
+    ["- ns per hook execution", "§4 v2"],
+    ["- The idea: every change", "§4 pgbench"],
+    ["These durations come from an emulated CPU", "§5"],
+    ["- PostgreSQL's user-space locks", "§6"],
+    ["Verdicts (notebook 07):", "§8"],
+  ] as const) {
+    assert.ok(d["REPRODUCE.md"].includes(at), `${section}: "${at}" not in REPRODUCE.md`);
+    const typed = d["REPRODUCE.md"].replace(at, `A later run gave 12.34%. ${at}`);
+    const u = uncovered({ ...d, "REPRODUCE.md": typed });
+    assert.equal(u.length, 1, `${section}: ${u.join("\n")}`);
+    assert.match(u[0]!, /12\.34% looks measured but has no entry/);
+  }
 });
 
 test("the check fails on a figure typed without a record, and on a record that disagrees", () => {
@@ -53,4 +70,8 @@ test("parseFigure reads signs, ± and decimals as written", () => {
   assert.deepEqual(parseFigure("+34.4%"), { value: 34.4, decimals: 1 });
   assert.deepEqual(parseFigure("p = 0.0015"), { value: 0.0015, decimals: 4 });
   assert.deepEqual(parseFigure("755 s"), { value: 755, decimals: 0 });
+  // Small counts written as words.
+  assert.deepEqual(parseFigure("three"), { value: 3, decimals: 0 });
+  assert.deepEqual(parseFigure("one"), { value: 1, decimals: 0 });
+  assert.throws(() => parseFigure("several"), /no number in "several"/);
 });

@@ -12,6 +12,7 @@ import {
   ecdfPoints,
   eventsTimelinePlot,
   lockContentionPlot,
+  LOCK_CON_LABEL,
   meanInterval,
   normaliseIds,
   parseEventDate,
@@ -24,6 +25,8 @@ import {
   tpsRunsSummary,
 } from "../src/plot/index.js";
 import * as Plot from "@observablehq/plot";
+import { loadLahr2001 } from "../src/published/index.js";
+import { conDefinitionCheck } from "../src/claims/index.js";
 
 // Steven Rostedt, "Re: [POC][RFC][PATCH v2] sched: Extended Scheduler Time Slice",
 // LKML, October 2023 (the seed post 000): pgbench -c 100 -T 300 -j 8 -S -n, tps of
@@ -192,6 +195,20 @@ test("lockContentionPlot: one dot per lock row, labels above the threshold", () 
   assert.deepEqual([...parse(svg).querySelectorAll("g.sl-lock-label text")].map((t) => t.textContent).sort(), ["kernel_flag", "runqueue_lock", "timerlist_lock"]);
   const few = lockContentionPlot(LAHR_2WAY, { labelUtilAbove: 20, labelConAbove: 100 });
   assert.deepEqual([...parse(few).querySelectorAll("g.sl-lock-label text")].map((t) => t.textContent), ["runqueue_lock"]);
+});
+
+test("lockContentionPlot: the CON axis says (SPIN + REJECT) / TOTAL, which is what the published lockmeter rows print", () => {
+  const svg = lockContentionPlot(LAHR_2WAY);
+  const texts = [...parse(svg).querySelectorAll("text")].map((t) => t.textContent ?? "");
+  assert.ok(texts.some((t) => t.includes(LOCK_CON_LABEL)), `no axis label "${LOCK_CON_LABEL}" in ${JSON.stringify(texts.slice(0, 40))}`);
+  assert.ok(!texts.some((t) => /spun/.test(t)), "the old label (acquisitions that spun) is back");
+  assert.match(LOCK_CON_LABEL, /\(SPIN \+ REJECT\) \/ TOTAL/);
+  // The label's definition against the data: every lock and caller row of Lahr's tables prints
+  // CON = (SPIN + REJECT) / TOTAL, and the rows with rejects do not print SPIN / TOTAL.
+  const check = conDefinitionCheck(loadLahr2001().rows);
+  assert.ok(check.withReject > 0, "no row with rejects: the data cannot tell the two definitions apart");
+  assert.equal(check.matchSpinPlusReject, check.rows);
+  assert.ok(check.matchSpinOnly < check.rows, `SPIN / TOTAL alone matches all ${check.rows} rows`);
 });
 
 test("perfSharesPlot: one bar per (symbol, phase) with its value", () => {

@@ -50,6 +50,8 @@ export {
   type WaitMeanEvidence,
 } from "./lahr.js";
 export { luClaims, ratioBounds, type LuData, type ProfileRow } from "./lu.js";
+export { verdictText, mdEscape } from "./verdict-text.js";
+export { waitMeanReading, perSpinExcess, type WaitMeanReading } from "./lahr-reading.js";
 export { decimalsOf, printedInterval, roundedInterval, roundTo, truncateTo, fmt, fmtP, fmtInterval, fmtInt, fmtSignedPct } from "./numbers.js";
 export {
   seriesClaims,

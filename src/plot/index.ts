@@ -6,7 +6,7 @@ export { renderSvg, svgToPng, svgToPixels, normaliseIds, type FigureOptions, typ
 export { tpsRunsPlot, tpsRunsSummary, type TpsRunsOptions, type SideSummary } from "./tps-runs.js";
 export { runTimelinePlot, type RunTimelineOptions } from "./run-timeline.js";
 export { bootstrapPlot, type BootstrapOptions } from "./bootstrap.js";
-export { lockContentionPlot, type LockContentionOptions } from "./lock-contention.js";
+export { lockContentionPlot, LOCK_CON_LABEL, type LockContentionOptions } from "./lock-contention.js";
 export { perfSharesPlot, type PerfSharesOptions } from "./perf-shares.js";
 export { ecdfPlot, ecdfPoints, type EcdfOptions, type EcdfPoint } from "./ecdf.js";
 export { eventsTimelinePlot, parseEventDate, type EventsTimelineOptions } from "./events-timeline.js";

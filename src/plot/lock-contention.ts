@@ -22,10 +22,14 @@ export interface LockContentionOptions extends FigureOptions {
  * - `cpus` (number): CPU count of the run (2, 4, 8 for Lahr 2001).
  * - `lock` (string): the lock's name, e.g. "runqueue_lock".
  * - `util` (number): UTIL, % of the run's time the lock was held.
- * - `con` (number): CON, % of acquisitions that had to wait (spin).
+ * - `con` (number): CON, lockmeter's contention: (SPIN + REJECT) / TOTAL in % — acquisitions that
+ *   spun plus trylocks that were rejected (src/parse/lockmeter.ts; `conPct` in src/claims/lahr.ts).
  *
  * Marks (class on their <g>): `sl-lock` (one circle per row), `sl-lock-label`.
  */
+/** The x axis: what lockmeter's CON is (checked against the published rows by test/plot-figures.test.ts). */
+export const LOCK_CON_LABEL = "CON: (SPIN + REJECT) / TOTAL, % of acquisitions";
+
 export function lockContentionPlot(table: Table, options: LockContentionOptions = {}): string {
   const H = "lockContentionPlot";
   const cpus = column(H, table, "cpus", "number");
@@ -53,7 +57,7 @@ export function lockContentionPlot(table: Table, options: LockContentionOptions 
     marginTop: 40,
     marginBottom: 40,
     fx: { domain: ways, label: null },
-    x: { label: "CON: acquisitions that spun (%)", domain: [0, maxCon * 1.1], nice: true, grid: true },
+    x: { label: LOCK_CON_LABEL, domain: [0, maxCon * 1.1], nice: true, grid: true },
     y: { label: "UTIL: time held (%)", domain: [0, maxUtil * 1.1], nice: true, grid: true },
     color: { domain: locks, range: [...CATEGORY_COLORS] },
     marks: [
