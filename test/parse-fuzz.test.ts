@@ -86,9 +86,13 @@ for (const format of formats) {
       const file = relative(repoRoot(), f);
       const ms0 = checkOutcome(format, text, file, `${file} unmutated`);
       for (const m of mutations(text, ++seed, PER_FIXTURE)) {
-        const ms = checkOutcome(format, m.text, file, `${format.name} ${file} seed ${seed} [${m.name}]`);
+        const what = `${format.name} ${file} seed ${seed} [${m.name}]`;
+        let ms = checkOutcome(format, m.text, file, what);
         // Generous: a mutation may not cost much more per byte than the original (plus a fixed allowance).
         const bound = 200 + 50 * Math.max(ms0, 1) * Math.max(1, m.text.length / Math.max(text.length, 1));
+        // Over it, timed twice more and the best kept: a parser that blows up is slow every time, a
+        // descheduled test process (this machine is shared) only once.
+        if (ms >= bound) ms = Math.min(ms, checkOutcome(format, m.text, file, what), checkOutcome(format, m.text, file, what));
         assert.ok(ms < bound, `${format.name} ${file} seed ${seed} [${m.name}]: ${ms.toFixed(1)} ms (bound ${bound.toFixed(0)} ms)`);
       }
     }
