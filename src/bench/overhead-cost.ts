@@ -4,7 +4,7 @@ import { welchTTest } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
 
 /**
- * The analysis of the patch-cost benchmark (scripts/bench-patch-cost.ts pgbench):
+ * The analysis of the patch-cost benchmark (the patch-cost-sequential and patch-cost studies, src/study/drivers/patch-cost.ts):
  * blocks holding one pgbench -S run of every arm (baseline build; patched build
  * with slice_extension off; patched with all), compared within blocks with the
  * paired log-ratio analysis of overhead.ts against the goal "cost ≤ 0.5%".
