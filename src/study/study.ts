@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { ParseError, UserError } from "../util/errors.js";
+import { UserError } from "../util/errors.js";
+import { JsonChecker, parseJson, type JsonPath } from "../util/json-check.js";
 import { repoRoot } from "../util/paths.js";
 import { COLLECTOR_NAMES } from "../collect/index.js";
 import { driverNames, driverSpec } from "./drivers/index.js";
@@ -120,73 +121,12 @@ export function studyPath(nameOrPath: string): string {
   return p;
 }
 
-type Path = (string | number)[];
+type Path = JsonPath;
 
-function pathText(path: Path): string {
-  return path.reduce<string>((s, p) => (typeof p === "number" ? `${s}[${p}]` : s ? `${s}.${p}` : p), "");
-}
-
-/**
- * The line of a field: the first `"key"` after its parent's keys; an array index
- * followed by a key selects that many occurrences of the key further on (the
- * index-th element's field), a trailing index stays on the array's line.
- */
-function lineOf(text: string, path: Path): number {
-  let pos = 0;
-  for (let j = 0; j < path.length; j++) {
-    const p = path[j] as string | number;
-    if (typeof p === "number") continue;
-    const prev = path[j - 1];
-    let skip = typeof prev === "number" ? prev : 0;
-    let i = text.indexOf(`"${p}"`, pos);
-    while (skip > 0 && i >= 0) {
-      i = text.indexOf(`"${p}"`, i + 1);
-      skip--;
-    }
-    if (i < 0) break;
-    pos = i;
-  }
-  return text.slice(0, pos).split("\n").length;
-}
-
-function describe(v: unknown): string {
-  if (v === undefined) return "nothing";
-  const s = JSON.stringify(v);
-  return s.length > 60 ? `${s.slice(0, 60)}…` : s;
-}
-
-class Checker {
-  constructor(
-    readonly file: string,
-    readonly text: string,
-  ) {}
-  fail(path: Path, expected: string, found: unknown): never {
-    throw new ParseError(this.file, lineOf(this.text, path), `${pathText(path)} to be ${expected}`, describe(found));
-  }
-  object(v: unknown, path: Path): Record<string, unknown> {
-    if (typeof v !== "object" || v === null || Array.isArray(v)) this.fail(path, "an object", v);
-    return v as Record<string, unknown>;
-  }
-  keys(o: Record<string, unknown>, path: Path, allowed: string[], required: string[] = []): void {
-    for (const k of Object.keys(o)) if (!allowed.includes(k)) this.fail([...path, k], `one of the fields ${allowed.join(", ")}`, k);
-    for (const k of required) if (o[k] === undefined) this.fail(path.length ? path : [k], `an object with the field "${k}"`, Object.keys(o));
-  }
-  string(v: unknown, path: Path): string {
-    if (typeof v !== "string" || v.length === 0) this.fail(path, "a non-empty string", v);
-    return v as string;
-  }
-  int(v: unknown, path: Path, min: number): number {
-    if (typeof v !== "number" || !Number.isInteger(v) || v < min) this.fail(path, `an integer ≥ ${min}`, v);
-    return v as number;
-  }
-  oneOf<T extends string>(v: unknown, path: Path, options: readonly T[]): T {
-    if (!options.includes(v as T)) this.fail(path, options.map((o) => `"${o}"`).join(" or "), v);
-    return v as T;
-  }
-  stringArray(v: unknown, path: Path, nonEmpty = false): string[] {
-    if (!Array.isArray(v) || (nonEmpty && v.length === 0)) this.fail(path, nonEmpty ? "a non-empty array of strings" : "an array of strings", v);
-    (v as unknown[]).forEach((x, i) => this.string(x, [...path, i]));
-    return v as string[];
+/** Study files: an array element's field is found at that element (lineOf with countIndices). */
+class Checker extends JsonChecker {
+  constructor(file: string, text: string) {
+    super(file, text, true);
   }
   params(v: unknown, path: Path, experiment?: string): void {
     const o = this.object(v, path);
@@ -246,15 +186,7 @@ export function loadStudy(nameOrPath: string): Study {
   const file = studyPath(nameOrPath);
   if (!existsSync(file)) throw new UserError(`${file}: no such study file`);
   const text = readFileSync(file, "utf8");
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    const msg = err instanceof Error ? err.message : String(err);
-    const pos = /position (\d+)/.exec(msg);
-    const line = pos ? text.slice(0, Number(pos[1])).split("\n").length : 1;
-    throw new ParseError(file, line, "valid JSON", msg);
-  }
+  const raw = parseJson(file, text);
   const c = new Checker(file, text);
   const o = c.object(raw, []);
   const top = ["$comment", "name", "title", "question", "source", "notes", "driver", "protocol", "script", "experiment", "factors", "design", "params", "collectors", "requires", "analysis", "vm", "overheadSecondsPerRun", "records"];
