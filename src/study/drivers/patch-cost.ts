@@ -44,7 +44,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { runMicro, type ExtensionMode, type MicroRun } from "../../micro/driver.js";
-import { compareSamples, createRng, pairedMean, type Comparison } from "../../stats/index.js";
+import { compareSamples, pairedMean, type Comparison } from "../../stats/index.js";
 import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo } from "../../bench/provenance.js";
 import { clusterNameFor, measureWorkload, sliceExtensionSettings, workloadTiming } from "../../bench/series.js";
 import { loadProtocol, resolveWorkloads, type ResolvedWorkload } from "../../bench/protocol.js";
@@ -83,18 +83,14 @@ export async function micro(ctx: DriverContext): Promise<DriverResult> {
   const duration = p.num("duration");
   const seed = p.int("seed");
   const out = ctx.out;
-  const rng = createRng(seed);
   const modes: ExtensionMode[] = ["none", "off", "simulate"];
+  const orders = blockOrders(modes, rounds, "random", seed) as ExtensionMode[][];
   const rows: Record<string, unknown>[] = [];
   const started = new Date().toISOString();
   const loadStart = loadAverage();
   let first: MicroRun | undefined;
   for (let r = 0; r < rounds; r++) {
-    const order = [...modes];
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = rng.index(i + 1);
-      [order[i], order[j]] = [order[j]!, order[i]!];
-    }
+    const order = orders[r]!;
     for (const mode of order) {
       const load1Before = loadAverage()[0];
       const run = await runMicro({ threads: 1, hogs: 0, csNs: 0, thinkNs: 0, durationS: duration, extension: mode, holdTimes: false });
@@ -387,16 +383,7 @@ export async function pgbenchConcurrent(ctx: DriverContext): Promise<DriverResul
   const out = ctx.out;
   const rawDir = join(out, "raw");
   mkdirSync(rawDir, { recursive: true });
-  const rng = createRng(seed);
-  const shuffle = (xs: string[]): string[] => {
-    const a = [...xs];
-    for (let i = a.length - 1; i > 0; i--) {
-      const j = rng.index(i + 1);
-      [a[i], a[j]] = [a[j]!, a[i]!];
-    }
-    return a;
-  };
-  const launchOrders = Array.from({ length: warmupRounds + rounds }, () => shuffle(arms));
+  const launchOrders = blockOrders(arms, warmupRounds + rounds, "random", seed);
   const started = new Date().toISOString();
   const provenance = {
     ...costProvenance("slicelab-patch-cost-concurrent", started, baseBin, patchedBin, clients),
@@ -528,14 +515,9 @@ export async function pgbenchCpu(ctx: DriverContext): Promise<DriverResult> {
     for (const c of [cb, cp]) {
       execFileSync(join(base.binDir, "pgbench"), ["-h", c.socketDir, "-p", String(c.port), "-U", "slicelab", "-i", "-s", String(scale), "-q", "postgres"], { stdio: "ignore" });
     }
-    const rng = createRng(seed);
+    const orders = blockOrders([...arms], rounds + 1, "random", seed);
     for (let r = 0; r < rounds + 1; r++) {
-      const order = [...arms];
-      for (let i = order.length - 1; i > 0; i--) {
-        const j = rng.index(i + 1);
-        [order[i], order[j]] = [order[j]!, order[i]!];
-      }
-      for (const arm of order) {
+      for (const arm of orders[r]!) {
         const c = arm === "baseline" ? cb : cp;
         if (arm !== "baseline") {
           await c.query(`ALTER SYSTEM SET slice_extension = '${arm === "on" ? "all" : "off"}'`);
