@@ -31,3 +31,4 @@ export {
 } from "./compare.js";
 export { tCdf, tTwoSidedP, tQuantile, fCdf, fSf, normalSf, normalQuantile, nctCdf } from "./distributions.js";
 export { pairedMean, type PairedMean } from "./paired.js";
+export { pearson } from "./correlation.js";
