@@ -20,6 +20,7 @@ import {
   type VerdictRule,
 } from "../stats/index.js";
 import { claimEntry, type ClaimEntry } from "./entry.js";
+import { spreadTestValues } from "./spread.js";
 import { fmt, fmtInterval, fmtP, fmtSignedPct, printedInterval, roundTo, truncateTo } from "./numbers.js";
 import { effectVerdict, figureVerdict, outlierVerdict, type Verdict } from "./verdicts.js";
 
@@ -456,15 +457,7 @@ function spreadEntry(d: RostedtData, c: Comparison, o: RostedtOptions, boots: re
       `${c.a.n === c.b.n ? `the ${c.a.n} kept runs per side` : `the ${c.a.n} and ${c.b.n} kept runs`}; runs numbered in the post's order (the discarded first run is run 1); α = ${o.alpha}; the F-test assumes normal data and is driven by one low unpatched run; ` +
       `Brown–Forsythe (Levene on |x − median|) is the robust check; leave-one-out re-runs the F-test without each run`,
     values: {
-      sdRatio: ratio,
-      fTestF: c.fTest.f,
-      fTestP: c.fTest.p,
-      brownForsytheW: c.brownForsythe.w,
-      brownForsytheP: c.brownForsythe.p,
-      bootstrapLo: boot.lo,
-      bootstrapHi: boot.hi,
-      bootstrapSeedsExcludingOne: interval.seedsExcluding,
-      leaveOneOutFlips: loo.flips.length,
+      ...spreadTestValues(c, ratio, boot, interval, loo),
       outlierRun: postedRunNumber(k),
       outlierTps: a[k]!,
       outlierZ,

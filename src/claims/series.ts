@@ -24,6 +24,7 @@ import {
 import { UserError } from "../util/errors.js";
 import { repoRoot } from "../util/paths.js";
 import { claimEntry, type ClaimEntry } from "./entry.js";
+import { spreadTestValues } from "./spread.js";
 import { rostedtInput } from "./inputs.js";
 import { ledgerOptions, type LedgerOptions } from "./ledger.js";
 import { fmt, fmtInterval, fmtP, fmtSignedPct } from "./numbers.js";
@@ -483,15 +484,7 @@ function spreadEntry(x: Context): ClaimEntry {
       sdB: c.b.sd,
       cvA: c.a.cv,
       cvB: c.b.cv,
-      sdRatio: ratio,
-      fTestF: c.fTest.f,
-      fTestP: c.fTest.p,
-      brownForsytheW: c.brownForsythe.w,
-      brownForsytheP: c.brownForsythe.p,
-      bootstrapLo: boot.lo,
-      bootstrapHi: boot.hi,
-      bootstrapSeedsExcludingOne: interval.seedsExcluding,
-      leaveOneOutFlips: loo.flips.length,
+      ...spreadTestValues(c, ratio, boot, interval, loo),
       publishedSdRatio: rRatio,
     },
   });
