@@ -1,4 +1,4 @@
-import type { SliceExtensionRecord } from "./series.js";
+import type { SliceExtensionRecord, WorkloadTiming } from "./series.js";
 import { goalVerdict, orderEffect, pairedRatio, resolutionPlan, type GoalVerdict, type OrderEffect, type ResolutionPlan } from "./overhead.js";
 import { welchTTest } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
@@ -14,18 +14,12 @@ import { UserError } from "../util/errors.js";
 export const PATCH_GOAL_PCT = 0.5;
 
 /** One run of the patch-cost benchmark (one line of its runs.jsonl). */
-export interface CostRow {
+export interface CostRow extends WorkloadTiming {
   block: number;
   warmup: boolean;
   position: number;
   arm: string;
   setting: string | null;
-  tps: number;
-  started: string;
-  ended: string;
-  seconds: number;
-  load1Before: number;
-  load1After: number;
   raw: string;
   sliceExtension: SliceExtensionRecord | null;
 }

@@ -44,7 +44,7 @@ import { join, relative } from "node:path";
 import { debianBinDir } from "../../postgres/binaries.js";
 import { addShutdownHook, startCluster, type Cluster } from "../../postgres/cluster.js";
 import { loadProtocol, resolveWorkloads } from "../../bench/protocol.js";
-import { measureWorkload, clusterNameFor, sliceExtensionSettings, workloadTiming } from "../../bench/series.js";
+import { measureWorkload, clusterNameFor, sliceExtensionSettings, workloadTiming, type WorkloadTiming } from "../../bench/series.js";
 import { clientVersions, parseToolOutput, toolCommand } from "../../bench/tools.js";
 import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo } from "../../bench/provenance.js";
 import {
@@ -69,17 +69,11 @@ const GOAL_CPU_PCT = 1;
 /** Quotes a word for /bin/sh. */
 const shq = (s: string) => (/^[A-Za-z0-9_./=:,+-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);
 
-interface Row {
+interface Row extends WorkloadTiming {
   pair: number;
   warmup: boolean;
   position: number;
   arm: "kit" | "hand";
-  tps: number;
-  started: string;
-  ended: string;
-  seconds: number;
-  load1Before: number;
-  load1After: number;
   /** Kit arm: CPU of this Node process during the measureWorkload call. */
   kitCpuMs?: number;
   kitCpuPct?: number;
