@@ -9,13 +9,13 @@
  * JSON comes back through the shared directory. The comparison of throughput
  * on vs off uses the kit's statistics (Welch t, percentile bootstrap).
  */
-import { existsSync, readFileSync, readdirSync, copyFileSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, copyFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildMicro, type MicroRun } from "../../micro/driver.js";
 import { compareSamples, type Comparison } from "../../stats/compare.js";
 import { kitInfo, hostInfo } from "../../bench/provenance.js";
 import { UserError } from "../../util/errors.js";
-import { writeFileAtomic } from "../../util/fs.js";
+import { freshRawDir, writeFileAtomic } from "../../util/fs.js";
 import { repoRoot } from "../../util/paths.js";
 import { sha256File } from "../../kernel/fetch.js";
 import { runVm, type VmResult } from "../../vm/qemu.js";
@@ -103,9 +103,7 @@ export async function runMicroAbInVm(o: MicroAbOptions): Promise<MicroAbResult> 
   // Compile on the host: the guest sees the same cache through the shared root.
   const micro = await buildMicro();
   const dir = o.outDir ?? join(repoRoot(), "data", "runs", `vm-micro-${utcStamp()}`);
-  const raw = join(dir, "raw");
-  mkdirSync(raw, { recursive: true });
-  if (readdirSync(raw).length > 0) throw new UserError(`${raw}: not empty; choose a new --out directory`);
+  const raw = freshRawDir(dir);
   const order = abbaOrder(reps);
   const cli = join(repoRoot(), "bin", "slicelab.js");
   const lines = order.map((ext, i) => {
