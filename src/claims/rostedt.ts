@@ -152,6 +152,23 @@ export function bootstrapExclusion(runs: readonly BootstrapResult[], which: "mea
   return { excludes: k === runs.length ? true : k === 0 ? false : "seed-dependent", seedsExcluding: k, seedsTried: runs.length };
 }
 
+/**
+ * The analysis behind a "smaller standard deviation" claim (posted runs here, our series in
+ * series.ts): the SD ratio B/A, its bootstrap interval, the F-test's leave-one-out, the two tests'
+ * p values and how many bootstrap seeds exclude a ratio of 1.
+ */
+export function spreadAnalysis(a: readonly number[], b: readonly number[], c: Comparison, alpha: number, boots: readonly BootstrapResult[]) {
+  const ratio = sd(b) / sd(a);
+  const boot = c.bootstrap.sdRatio;
+  const loo = leaveOneOut(a, b, fTestRule(alpha));
+  const tests = [
+    { name: "the F-test", p: c.fTest.p },
+    { name: "Brown–Forsythe", p: c.brownForsythe.p },
+  ];
+  const interval = bootstrapExclusion(boots, "sdRatio", 1);
+  return { ratio, boot, loo, tests, interval };
+}
+
 /** Names the tests that find the effect and those that do not: "F-test finds it, Brown–Forsythe does not". */
 function disagreementText(tests: { name: string; p: number }[], alpha: number, interval: SeedCheckedExclusion): string {
   const yes = tests.filter((t) => t.p < alpha).map((t) => t.name);
@@ -400,14 +417,7 @@ function differenceEntry(d: RostedtData, c: Comparison, o: RostedtOptions, boots
 function spreadEntry(d: RostedtData, c: Comparison, o: RostedtOptions, boots: readonly BootstrapResult[]): ClaimEntry {
   const a = d.unpatched.runs;
   const b = d.patched.runs;
-  const ratio = sd(b) / sd(a);
-  const boot = c.bootstrap.sdRatio;
-  const loo = leaveOneOut(a, b, fTestRule(o.alpha));
-  const tests = [
-    { name: "the F-test", p: c.fTest.p },
-    { name: "Brown–Forsythe", p: c.brownForsythe.p },
-  ];
-  const interval = bootstrapExclusion(boots, "sdRatio", 1);
+  const { ratio, boot, loo, tests, interval } = spreadAnalysis(a, b, c, o.alpha, boots);
   const verdict = effectVerdict({
     alpha: o.alpha,
     tests,

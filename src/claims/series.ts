@@ -36,6 +36,7 @@ import {
   rankFromLowest,
   rostedtComparison,
   seedCheckBootstraps,
+  spreadAnalysis,
   type RostedtData,
   type RostedtOptions,
   type SeedCheckedExclusion,
@@ -434,14 +435,7 @@ function spreadEntry(x: Context): ClaimEntry {
   const { s, o, c, rc } = x;
   const A = s.runsA.map((r) => r.tps);
   const B = s.runsB.map((r) => r.tps);
-  const ratio = sd(B) / sd(A);
-  const boot = c.bootstrap.sdRatio;
-  const loo = leaveOneOut(A, B, fTestRule(o.alpha));
-  const tests = [
-    { name: "the F-test", p: c.fTest.p },
-    { name: "Brown–Forsythe", p: c.brownForsythe.p },
-  ];
-  const interval = bootstrapExclusion(x.boots, "sdRatio", 1);
+  const { ratio, boot, loo, tests, interval } = spreadAnalysis(A, B, c, o.alpha, x.boots);
   const verdict = effectVerdict({
     alpha: o.alpha,
     tests,
