@@ -142,7 +142,7 @@ test("patch-cost-concurrent, patch-cost-sequential, patch-cost-cpu with the cach
   assert.deepEqual(ca.comparisons.map((x: { arm: string }) => x.arm), ["off"]);
   const s = runStudy("patch-cost-sequential", [...bins, "blocks=2", "warmup_blocks=0", "duration=1", "scale=1", "clients=1", "threads=1", "arms=baseline,on", "settle_ms=0"]);
   assert.equal(JSON.parse(readFileSync(join(s, "out", "analysis.json"), "utf8")).kind, "slicelab-patch-cost-pgbench-analysis");
-  const u = runStudy("patch-cost-cpu", [...bins, "rounds=1", "transactions=200", "scale=1"]);
+  const u = runStudy("patch-cost-cpu", [...bins, "rounds=2", "transactions=200", "scale=1"]);
   assert.equal(JSON.parse(readFileSync(join(u, "out", "summary.json"), "utf8")).kind, "slicelab-patch-cost-cpu");
 });
 

@@ -152,7 +152,7 @@ export const DRIVERS: readonly DriverSpec[] = [
     name: "patch-cost-cpu",
     summary: "server CPU time per pgbench -S transaction, baseline vs patched off / all, shuffled per round",
     params: [
-      { name: "rounds", kind: "int", default: 10, min: 1, doc: "measured rounds (after one warm-up round)" },
+      { name: "rounds", kind: "int", default: 10, min: 2, doc: "measured rounds (after one warm-up round; the two-sample comparison needs 2)" },
       { name: "transactions", kind: "int", default: 50000, min: 2, doc: "transactions per run" },
       { name: "scale", kind: "int", default: 10, min: 1, doc: "pgbench -i -s" },
       { name: "seed", kind: "int", default: 20261130, min: 0, doc: "seed of the orders" },
