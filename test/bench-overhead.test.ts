@@ -1,4 +1,5 @@
-// The analysis behind scripts/bench-overhead.ts and scripts/bench-patch-cost.ts (src/bench/overhead.ts).
+// The analysis behind the harness-overhead and patch-cost experiment drivers (src/bench/overhead.ts;
+// the drivers themselves run end to end in study-drivers.test.ts).
 //
 // PAIRS: the 12 measured pairs of the harness-overhead run that reported "0.909" (this machine,
 // 2026-11-30 01:42 UTC, pgbench -S -c 8 -j 2 -T 10, scale 10, PostgreSQL 15; raw outputs in
@@ -208,46 +209,3 @@ function safeExe(pid: number): string {
     return "";
   }
 }
-
-test("bench-overhead --concurrent --cpu N runs both arms, the server and the script on CPU N, with the two pgbench starting together", { timeout: 180_000 }, async () => {
-  const { spawnSync } = await import("node:child_process");
-  const { mkdtempSync, readFileSync, rmSync } = await import("node:fs");
-  const { tmpdir } = await import("node:os");
-  const { join } = await import("node:path");
-  const { repoRoot, workDir } = await import("../src/util/paths.js");
-  const own = readFileSync("/proc/self/status", "utf8").match(/^Cpus_allowed_list:\s*(\d+)/m)![1]!;
-  const out = mkdtempSync(join(tmpdir(), "slicelab-overhead-"));
-  const name = `toverhead${process.pid}`;
-  try {
-    const r = spawnSync(
-      process.execPath,
-      [join(repoRoot(), "dist/scripts/bench-overhead.js"), "--concurrent", "--cpu", own, "--pairs", "2", "--duration", "1", "--clients", "2", "--threads", "1", "--scale", "1", "--cluster", name, "--out", join(out, "rec"), "--json"],
-      { encoding: "utf8", timeout: 170_000 },
-    );
-    assert.equal(r.status, 0, r.stderr);
-    const a = JSON.parse(readFileSync(join(out, "rec", "analysis.json"), "utf8"));
-    const p = JSON.parse(readFileSync(join(out, "rec", "provenance.json"), "utf8"));
-    assert.equal(p.design.cpu.pinned, Number(own));
-    assert.equal(p.design.cpu.cpusAllowed, own);
-    assert.deepEqual(a.cpus, { pinned: Number(own), script: own, server: own });
-    // The warm-up pair's probe read both pgbench from /proc: pinned, and otherwise alike.
-    assert.equal(a.processAttributes.kit.cpusAllowed, own);
-    assert.equal(a.processAttributes.hand.cpusAllowed, own);
-    assert.deepEqual(a.processAttributes.differences, []);
-    const rows = readFileSync(join(out, "rec", "runs.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    assert.deepEqual(rows.map((x) => `${x.pair}${x.arm}`).sort(), ["0hand", "0kit", "1hand", "1kit", "2hand", "2kit"]);
-    assert.equal(a.pairs, 2);
-    // Both arms make the settings query first, so neither pgbench starts a query's time late
-    // (session 3's records: the kit's started 31 ms after the hand's on average).
-    assert.ok(a.tpsRatio.startOffsetMs.maxAbs < 1000, JSON.stringify(a.tpsRatio.startOffsetMs));
-    // The kit's CPU, which concurrent arms share, is charged to the kit: the lower end shrinks by it.
-    // (chargeKitCpu itself is checked on hand-computed values below.)
-    const w = a.tpsRatio.withKitCpu;
-    assert.ok(a.kitCpu.maxPct > 0, "the kit's CPU was measured");
-    assert.deepEqual(w, { ...chargeKitCpu(a.tpsRatio.ci95, a.kitCpu.maxPct, 0.99), note: w.note });
-    assert.ok(w.ci95[0] < a.tpsRatio.ci95[0], "charging the kit's CPU lowers the lower end");
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-    rmSync(join(workDir(), "clusters", name), { recursive: true, force: true });
-  }
-});

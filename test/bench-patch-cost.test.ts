@@ -1,4 +1,4 @@
-// The analysis of scripts/bench-patch-cost.ts pgbench (src/bench/overhead-cost.ts), on real runs.
+// The analysis of the patch-cost drivers' pgbench designs (src/bench/overhead-cost.ts), on real runs.
 //
 // RUNS: the 24 runs of data/runs/patch-cost-pgbench/results.csv (columns run, block, variant,
 // warmup, tps, started, ended), made on this machine on 2026-11-30 by the earlier design (the kit's
@@ -141,26 +141,4 @@ test("patch cost, concurrent record with an A/A arm: ratios and intervals agree 
   assert.equal(a.comparisons[0]!.verdict, "FAIL");
   assert.equal(a.comparisons[1]!.verdict, "UNRESOLVED");
   assert.equal(a.comparisons[3]!.verdict, null);
-});
-
-test("pgbench-concurrent and bench-overhead --concurrent refuse bad options with exit 2 and a clear line, before starting anything", async () => {
-  const { spawnSync } = await import("node:child_process");
-  const { join } = await import("node:path");
-  const { repoRoot } = await import("../src/util/paths.js");
-  const run = (script: string, args: string[]) => spawnSync(process.execPath, [join(repoRoot(), "dist/scripts", script), ...args], { encoding: "utf8" });
-  const badArm = run("bench-patch-cost.js", ["pgbench-concurrent", "--arms", "baseline,foo"]);
-  assert.equal(badArm.status, 2);
-  assert.equal(badArm.stderr, 'bench-patch-cost: --arms: expected names among baseline, baseline2, off, on, found "foo"\n');
-  const twice = run("bench-patch-cost.js", ["pgbench-concurrent", "--arms", "baseline,off,off"]);
-  assert.equal(twice.status, 2);
-  assert.match(twice.stderr, /^bench-patch-cost: --arms: expected baseline and at least one other arm, each once, found baseline,off,off\n$/);
-  const both = run("bench-overhead.js", ["--restart", "--concurrent"]);
-  assert.equal(both.status, 2);
-  assert.match(both.stderr, /^bench-overhead: --restart and --concurrent: expected one of them, found both/);
-  const cpu = run("bench-overhead.js", ["--cpu", "9999"]);
-  assert.equal(cpu.status, 2);
-  assert.match(cpu.stderr, /^bench-overhead: --cpu: expected one of this process's CPUs \([0-9,-]+\), found "9999"\n$/);
-  const cluster = run("bench-overhead.js", ["--cluster", "Bad Name"]);
-  assert.equal(cluster.status, 2);
-  assert.equal(cluster.stderr, `bench-overhead: --cluster: expected a name of lower-case letters, digits and '-', found "Bad Name"\n`);
 });

@@ -24,8 +24,8 @@ test("every directory under data/runs/ has a record.json in the one format", () 
   assert.ok(recs.length >= 36, `found ${recs.length} records`);
   const studies = new Set(studyNames());
   for (const r of recs) {
-    // Every record names a study file, except the kernel build benchmark, which has none yet.
-    if (r.record.study !== "kernel-build") assert.ok(studies.has(r.record.study), `${r.file}: study ${r.record.study} has no studies/ file`);
+    // Every record names a study file.
+    assert.ok(studies.has(r.record.study), `${r.file}: study ${r.record.study} has no studies/ file`);
     for (const f of r.record.files) assert.ok(!f.includes("/"), `${r.file}: files lists top-level entries`);
   }
 });
@@ -37,7 +37,6 @@ test("studies list their past records, and each record names its study", () => {
     for (const d of s.records ?? []) assert.equal(readRecord(join(runs, d)).study, n, `${d} is listed by studies/${n}.json`);
   }
   for (const r of recs) {
-    if (r.record.study === "kernel-build") continue;
     const listed = loadStudy(r.record.study).records ?? [];
     assert.ok(listed.includes(r.dir.slice(runs.length + 1)), `${r.dir} (study ${r.record.study}) is not in studies/${r.record.study}.json records`);
   }

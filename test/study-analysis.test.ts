@@ -69,6 +69,9 @@ test("a script study: the runner runs the command with {out}, writes the record 
   const file = join(sdir, "script-probe.json");
   const o = JSON.parse(readFileSync(join(repoRoot(), "studies", "harness-overhead.json"), "utf8"));
   o.name = "script-probe";
+  o.driver = "script";
+  delete o.experiment;
+  delete o.params;
   o.script = ["sh", "-c", 'mkdir -p "$0" && printf \'{"verdict":"PASS","reason":"kit/hand 1.0 (test)"}\' > "$0/analysis.json"', "{out}"];
   delete o.records;
   writeFileSync(file, JSON.stringify(o, null, 2));

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node
 import { join } from "node:path";
 import { execa } from "execa";
 import { ensureKernel } from "../src/kernel/ensure.js";
-import { runMicroAbInVm } from "../src/vm/experiments.js";
+import { runMicroAbInVm } from "../src/study/drivers/vm-micro.js";
 import { runVm } from "../src/vm/qemu.js";
 import { repoRoot, workDir } from "../src/util/paths.js";
 

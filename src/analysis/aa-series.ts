@@ -3,17 +3,14 @@
  * throughput, and the minimum detectable effect of the unpaired and the block analyses. The block
  * analysis itself is analyzeSeries (src/bench/analysis.ts); nothing here re-derives it.
  */
-import { mean, minimumDetectableEffectPct, runsNeeded, sd } from "../stats/index.js";
+import { mean, minimumDetectableEffectPct, pearson as pearsonR, runsNeeded, sd } from "../stats/index.js";
 import type { SeriesAnalysis } from "../bench/analysis.js";
 import type { SeriesRow } from "../bench/series.js";
 
-/** Pearson's r of two equally long samples. */
+/** Pearson's r of two equally long samples (src/stats/correlation.ts), refusing samples of different lengths. */
 export function pearson(x: readonly number[], y: readonly number[]): number {
   if (x.length !== y.length || x.length < 2) throw new Error(`pearson: expected two samples of the same length ≥ 2, found ${x.length} and ${y.length}`);
-  const mx = mean(x);
-  const my = mean(y);
-  const sxy = x.reduce((s, xi, i) => s + (xi - mx) * (y[i]! - my), 0);
-  return sxy / ((x.length - 1) * sd(x) * sd(y));
+  return pearsonR(x, y);
 }
 
 /** "MIN to MAX" of a sample. */

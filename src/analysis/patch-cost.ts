@@ -1,5 +1,5 @@
 /**
- * Readings of the patch-cost records (scripts/bench-patch-cost.ts, analysis.json) that notebook 03
+ * Readings of the patch-cost records (the patch-cost studies' drivers, src/study/drivers/patch-cost.ts: analysis.json) that notebook 03
  * prints: the sentence on a run-after-run (blocks) design without an A/A arm is chosen by the data
  * (test/analysis-patch-cost.test.ts), not written whatever the sign or size of the difference.
  */

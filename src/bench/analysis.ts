@@ -3,6 +3,7 @@ import {
   formatP,
   mean,
   minimumDetectableEffectPct,
+  pearson,
   sd,
   summary,
   tQuantile,
@@ -98,22 +99,6 @@ export function designVerdict(
       ? `${head}, below the ${sig(blocks.minimumDetectableEffectPct)}% that ${blocks.n} blocks detect with 80% power`
       : head;
   return { analysis: "blocks (paired)", verdict, reason };
-}
-
-function pearson(x: number[], y: number[]): number {
-  const mx = mean(x);
-  const my = mean(y);
-  let sxy = 0;
-  let sxx = 0;
-  let syy = 0;
-  for (let i = 0; i < x.length; i++) {
-    const dx = (x[i] as number) - mx;
-    const dy = (y[i] as number) - my;
-    sxy += dx * dy;
-    sxx += dx * dx;
-    syy += dy * dy;
-  }
-  return sxy / Math.sqrt(sxx * syy);
 }
 
 function welchPct(c: Comparison): IntervalPct {

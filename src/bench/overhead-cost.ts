@@ -1,10 +1,10 @@
-import type { SliceExtensionRecord } from "./series.js";
+import type { SliceExtensionRecord, WorkloadTiming } from "./series.js";
 import { goalVerdict, orderEffect, pairedRatio, resolutionPlan, type GoalVerdict, type OrderEffect, type ResolutionPlan } from "./overhead.js";
 import { welchTTest } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
 
 /**
- * The analysis of the patch-cost benchmark (scripts/bench-patch-cost.ts pgbench):
+ * The analysis of the patch-cost benchmark (the patch-cost-sequential and patch-cost studies, src/study/drivers/patch-cost.ts):
  * blocks holding one pgbench -S run of every arm (baseline build; patched build
  * with slice_extension off; patched with all), compared within blocks with the
  * paired log-ratio analysis of overhead.ts against the goal "cost ≤ 0.5%".
@@ -14,18 +14,12 @@ import { UserError } from "../util/errors.js";
 export const PATCH_GOAL_PCT = 0.5;
 
 /** One run of the patch-cost benchmark (one line of its runs.jsonl). */
-export interface CostRow {
+export interface CostRow extends WorkloadTiming {
   block: number;
   warmup: boolean;
   position: number;
   arm: string;
   setting: string | null;
-  tps: number;
-  started: string;
-  ended: string;
-  seconds: number;
-  load1Before: number;
-  load1After: number;
   raw: string;
   sliceExtension: SliceExtensionRecord | null;
 }

@@ -1,4 +1,4 @@
-import { createRng, mean, sd, tQuantile, tTwoSidedP, welchTTest } from "../stats/index.js";
+import { createRng, mean, pairedMean, sd, tQuantile, tTwoSidedP, welchTTest } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
 
 /**
@@ -59,12 +59,12 @@ export function pairedRatio(pairs: readonly RatioPair[], alpha = 0.05, what = "p
   checkPairs(pairs, what);
   const n = pairs.length;
   const d = pairs.map((p) => Math.log(p.b / p.a));
-  const m = mean(d);
-  const s = sd(d);
+  const pm = pairedMean(d, alpha);
+  const m = pm.mean;
+  const s = pm.sd;
   const se = s / Math.sqrt(n);
   const df = n - 1;
-  const h = tQuantile(1 - alpha / 2, df) * se;
-  const ci: [number, number] = [Math.exp(m - h), Math.exp(m + h)];
+  const ci: [number, number] = [Math.exp(pm.ci[0]), Math.exp(pm.ci[1])];
   const t = se === 0 ? (m === 0 ? 0 : Math.sign(m) * Infinity) : m / se;
   return {
     n,

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { ParseError, UserError } from "../util/errors.js";
+import { JsonChecker, parseJson, type JsonPath } from "../util/json-check.js";
 import { repoRoot } from "../util/paths.js";
 
 /**
@@ -124,70 +125,14 @@ export function protocolPath(nameOrPath: string): string {
 // ---------------------------------------------------------------------------
 // Validation: every error names the file, the line of the field and the field.
 
-type Path = (string | number)[];
-
-function pathText(path: Path): string {
-  return path.reduce<string>((s, p) => (typeof p === "number" ? `${s}[${p}]` : s ? `${s}.${p}` : p), "");
-}
-
-/** The line of a field: the first `"key"` after its parent's keys (array indices are skipped). */
-function lineOf(text: string, path: Path): number {
-  let pos = 0;
-  for (const p of path) {
-    if (typeof p === "number") continue;
-    const i = text.indexOf(`"${p}"`, pos);
-    if (i < 0) break;
-    pos = i;
-  }
-  return text.slice(0, pos).split("\n").length;
-}
-
-function describe(v: unknown): string {
-  if (v === undefined) return "nothing";
-  const s = JSON.stringify(v);
-  return s.length > 60 ? `${s.slice(0, 60)}…` : s;
-}
-
-class Checker {
-  constructor(
-    readonly file: string,
-    readonly text: string,
-  ) {}
-  fail(path: Path, expected: string, found: unknown): never {
-    throw new ParseError(this.file, lineOf(this.text, path), `${pathText(path)} to be ${expected}`, describe(found));
-  }
-  object(v: unknown, path: Path): Record<string, unknown> {
-    if (typeof v !== "object" || v === null || Array.isArray(v)) this.fail(path, "an object", v);
-    return v as Record<string, unknown>;
-  }
-  keys(o: Record<string, unknown>, path: Path, allowed: string[]): void {
-    for (const k of Object.keys(o)) if (!allowed.includes(k)) this.fail([...path, k], `one of the fields ${allowed.join(", ")}`, k);
-  }
-  string(v: unknown, path: Path): string {
-    if (typeof v !== "string" || v.length === 0) this.fail(path, "a non-empty string", v);
-    return v as string;
-  }
-  int(v: unknown, path: Path, min: number): number {
-    if (typeof v !== "number" || !Number.isInteger(v) || v < min) this.fail(path, `an integer ≥ ${min}`, v);
-    return v as number;
-  }
-  literal(v: unknown, path: Path): Literal {
-    if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") this.fail(path, "a string, number or boolean", v);
-    return v as Literal;
-  }
-  stringArray(v: unknown, path: Path): string[] {
-    if (!Array.isArray(v)) this.fail(path, "an array of strings", v);
-    (v as unknown[]).forEach((x, i) => this.string(x, [...path, i]));
-    return v as string[];
-  }
-}
+type Path = JsonPath;
 
 const NAME_RE = /^[a-z0-9][a-z0-9.-]*$/;
 const PLACEHOLDER_RE = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 /** Placeholders every workload may use without declaring them. */
 export const BUILTIN_PARAMS = ["cpus", "protocolDir"] as const;
 
-function checkParam(c: Checker, v: unknown, path: Path, names: string[]): void {
+function checkParam(c: JsonChecker, v: unknown, path: Path, names: string[]): void {
   if (typeof v !== "object" || v === null) {
     c.literal(v, path);
     return;
@@ -209,7 +154,7 @@ function checkParam(c: Checker, v: unknown, path: Path, names: string[]): void {
   if (o.note !== undefined) c.string(o.note, [...path, "note"]);
 }
 
-function checkPlaceholders(c: Checker, s: string, path: Path, names: string[]): void {
+function checkPlaceholders(c: JsonChecker, s: string, path: Path, names: string[]): void {
   for (const m of s.matchAll(PLACEHOLDER_RE)) {
     const n = m[1] as string;
     if (!names.includes(n) && !(BUILTIN_PARAMS as readonly string[]).includes(n)) {
@@ -218,7 +163,7 @@ function checkPlaceholders(c: Checker, s: string, path: Path, names: string[]): 
   }
 }
 
-function checkWorkload(c: Checker, v: unknown, path: Path, names: string[]): WorkloadSpec {
+function checkWorkload(c: JsonChecker, v: unknown, path: Path, names: string[]): WorkloadSpec {
   const o = c.object(v, path);
   c.keys(o, path, ["name", "tool", "database", "settings", "setup", "args", "hogs"]);
   const name = c.string(o.name, [...path, "name"]);
@@ -257,16 +202,8 @@ export function loadProtocol(nameOrPath: string, seen: string[] = []): Protocol 
   if (seen.includes(file)) throw new UserError(`${file}: protocols reference each other in a cycle (${[...seen, file].join(" → ")})`);
   if (!existsSync(file)) throw new UserError(`${file}: no such protocol file`);
   const text = readFileSync(file, "utf8");
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    const msg = err instanceof Error ? err.message : String(err);
-    const pos = /position (\d+)/.exec(msg);
-    const line = pos ? text.slice(0, Number(pos[1])).split("\n").length : 1;
-    throw new ParseError(file, line, "valid JSON", msg);
-  }
-  const c = new Checker(file, text);
+  const raw = parseJson(file, text);
+  const c = new JsonChecker(file, text);
   const o = c.object(raw, []);
   c.keys(o, [], ["$comment", "name", "title", "description", "source", "notes", "runs", "warmup", "params", "workloads"]);
   const name = c.string(o.name, ["name"]);

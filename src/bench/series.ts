@@ -422,6 +422,9 @@ export function workloadTiming(m: Pick<WorkloadResult, "tps" | "started" | "ende
   return { tps: m.tps, started: m.started, ended: m.ended, seconds: m.seconds, load1Before: m.loadBefore[0], load1After: m.loadAfter[0] };
 }
 
+/** What every experiment records of a measured run: tps, start and end, seconds, 1-min load before and after. */
+export type WorkloadTiming = ReturnType<typeof workloadTiming>;
+
 /** The cluster name a variant uses for a protocol: PREFIX-PROTOCOL-HASH(bin dir). */
 export function clusterNameFor(prefix: string, protocol: string, binDir: string): string {
   return `${prefix}-${protocol}-${binKey(binDir)}`;

@@ -20,6 +20,7 @@ import {
   type VerdictRule,
 } from "../stats/index.js";
 import { claimEntry, type ClaimEntry } from "./entry.js";
+import { spreadTestValues } from "./spread.js";
 import { fmt, fmtInterval, fmtP, fmtSignedPct, printedInterval, roundTo, truncateTo } from "./numbers.js";
 import { effectVerdict, figureVerdict, outlierVerdict, type Verdict } from "./verdicts.js";
 
@@ -149,6 +150,23 @@ export function seedCheckBootstraps(a: readonly number[], b: readonly number[], 
 export function bootstrapExclusion(runs: readonly BootstrapResult[], which: "meanDiffPct" | "sdRatio", noEffect: number): SeedCheckedExclusion {
   const k = runs.filter((r) => r[which].lo > noEffect || r[which].hi < noEffect).length;
   return { excludes: k === runs.length ? true : k === 0 ? false : "seed-dependent", seedsExcluding: k, seedsTried: runs.length };
+}
+
+/**
+ * The analysis behind a "smaller standard deviation" claim (posted runs here, our series in
+ * series.ts): the SD ratio B/A, its bootstrap interval, the F-test's leave-one-out, the two tests'
+ * p values and how many bootstrap seeds exclude a ratio of 1.
+ */
+export function spreadAnalysis(a: readonly number[], b: readonly number[], c: Comparison, alpha: number, boots: readonly BootstrapResult[]) {
+  const ratio = sd(b) / sd(a);
+  const boot = c.bootstrap.sdRatio;
+  const loo = leaveOneOut(a, b, fTestRule(alpha));
+  const tests = [
+    { name: "the F-test", p: c.fTest.p },
+    { name: "Brown–Forsythe", p: c.brownForsythe.p },
+  ];
+  const interval = bootstrapExclusion(boots, "sdRatio", 1);
+  return { ratio, boot, loo, tests, interval };
 }
 
 /** Names the tests that find the effect and those that do not: "F-test finds it, Brown–Forsythe does not". */
@@ -399,14 +417,7 @@ function differenceEntry(d: RostedtData, c: Comparison, o: RostedtOptions, boots
 function spreadEntry(d: RostedtData, c: Comparison, o: RostedtOptions, boots: readonly BootstrapResult[]): ClaimEntry {
   const a = d.unpatched.runs;
   const b = d.patched.runs;
-  const ratio = sd(b) / sd(a);
-  const boot = c.bootstrap.sdRatio;
-  const loo = leaveOneOut(a, b, fTestRule(o.alpha));
-  const tests = [
-    { name: "the F-test", p: c.fTest.p },
-    { name: "Brown–Forsythe", p: c.brownForsythe.p },
-  ];
-  const interval = bootstrapExclusion(boots, "sdRatio", 1);
+  const { ratio, boot, loo, tests, interval } = spreadAnalysis(a, b, c, o.alpha, boots);
   const verdict = effectVerdict({
     alpha: o.alpha,
     tests,
@@ -456,15 +467,7 @@ function spreadEntry(d: RostedtData, c: Comparison, o: RostedtOptions, boots: re
       `${c.a.n === c.b.n ? `the ${c.a.n} kept runs per side` : `the ${c.a.n} and ${c.b.n} kept runs`}; runs numbered in the post's order (the discarded first run is run 1); α = ${o.alpha}; the F-test assumes normal data and is driven by one low unpatched run; ` +
       `Brown–Forsythe (Levene on |x − median|) is the robust check; leave-one-out re-runs the F-test without each run`,
     values: {
-      sdRatio: ratio,
-      fTestF: c.fTest.f,
-      fTestP: c.fTest.p,
-      brownForsytheW: c.brownForsythe.w,
-      brownForsytheP: c.brownForsythe.p,
-      bootstrapLo: boot.lo,
-      bootstrapHi: boot.hi,
-      bootstrapSeedsExcludingOne: interval.seedsExcluding,
-      leaveOneOutFlips: loo.flips.length,
+      ...spreadTestValues(c, ratio, boot, interval, loo),
       outlierRun: postedRunNumber(k),
       outlierTps: a[k]!,
       outlierZ,

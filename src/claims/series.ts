@@ -24,6 +24,7 @@ import {
 import { UserError } from "../util/errors.js";
 import { repoRoot } from "../util/paths.js";
 import { claimEntry, type ClaimEntry } from "./entry.js";
+import { spreadTestValues } from "./spread.js";
 import { rostedtInput } from "./inputs.js";
 import { ledgerOptions, type LedgerOptions } from "./ledger.js";
 import { fmt, fmtInterval, fmtP, fmtSignedPct } from "./numbers.js";
@@ -35,6 +36,7 @@ import {
   rankFromLowest,
   rostedtComparison,
   seedCheckBootstraps,
+  spreadAnalysis,
   type RostedtData,
   type RostedtOptions,
   type SeedCheckedExclusion,
@@ -433,14 +435,7 @@ function spreadEntry(x: Context): ClaimEntry {
   const { s, o, c, rc } = x;
   const A = s.runsA.map((r) => r.tps);
   const B = s.runsB.map((r) => r.tps);
-  const ratio = sd(B) / sd(A);
-  const boot = c.bootstrap.sdRatio;
-  const loo = leaveOneOut(A, B, fTestRule(o.alpha));
-  const tests = [
-    { name: "the F-test", p: c.fTest.p },
-    { name: "Brown–Forsythe", p: c.brownForsythe.p },
-  ];
-  const interval = bootstrapExclusion(x.boots, "sdRatio", 1);
+  const { ratio, boot, loo, tests, interval } = spreadAnalysis(A, B, c, o.alpha, x.boots);
   const verdict = effectVerdict({
     alpha: o.alpha,
     tests,
@@ -483,15 +478,7 @@ function spreadEntry(x: Context): ClaimEntry {
       sdB: c.b.sd,
       cvA: c.a.cv,
       cvB: c.b.cv,
-      sdRatio: ratio,
-      fTestF: c.fTest.f,
-      fTestP: c.fTest.p,
-      brownForsytheW: c.brownForsythe.w,
-      brownForsytheP: c.brownForsythe.p,
-      bootstrapLo: boot.lo,
-      bootstrapHi: boot.hi,
-      bootstrapSeedsExcludingOne: interval.seedsExcluding,
-      leaveOneOutFlips: loo.flips.length,
+      ...spreadTestValues(c, ratio, boot, interval, loo),
       publishedSdRatio: rRatio,
     },
   });

@@ -22,9 +22,10 @@
  * divided by the machine's CPU count it is the share of the machine the collector takes, an upper
  * bound of the throughput it can cost a CPU-bound workload.
  *
- * Run: node dist/src/collect/cost.js [--collect a,b] [--reps N] [--seconds S] [--clients C] [--out FILE]
- * (default: the collectors whose checks pass, 3 repetitions, 10 s windows; PostgreSQL 15;
- * result in workDir()/collect-cost/cost.json unless --out).
+ * Run: `slicelab study run collector-cost [--param collect=a,b] [--param reps=N] [--param seconds=S]
+ * [--param clients=C]` (src/study/drivers/collector-cost.ts; default: the collectors whose checks
+ * pass, 3 repetitions, 10 s windows; PostgreSQL 15; result in the record's out/direct-cost.json).
+ * This file's own entry point is the worker (`--worker NAME`), which that driver starts.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
@@ -287,7 +288,8 @@ export function summarizeCost(windows: CostWindow[], cpus: number): CostSummary[
   });
 }
 
-function runWorker(args: string[]): Promise<CostWindow> {
+/** Runs one worker window in a child Node process (this file with --worker). */
+export function runWorker(args: string[]): Promise<CostWindow> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, [fileURLToPath(import.meta.url), ...args], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
@@ -312,17 +314,13 @@ async function main(): Promise<void> {
       socket: { type: "string" },
       port: { type: "string" },
       user: { type: "string" },
-      collect: { type: "string" },
-      reps: { type: "string", default: "3" },
       seconds: { type: "string", default: "10" },
-      clients: { type: "string", default: "4" },
-      pg: { type: "string", default: "15" },
-      out: { type: "string" },
     },
   });
   const seconds = Number(values.seconds);
   if (!(seconds > 0)) throw new UserError(`--seconds: expected a positive number, found ${JSON.stringify(values.seconds)}`);
-  if (values.worker !== undefined) {
+  if (values.worker === undefined) throw new UserError("expected --worker NAME: this file is the worker of the collector-cost study (run it with `slicelab study run collector-cost`)");
+  {
     const name = values.worker as CollectorName | "none";
     if (name !== "none" && !(COLLECTOR_NAMES as readonly string[]).includes(name)) throw new UserError(`--worker: unknown collector ${JSON.stringify(name)}`);
     const w = await worker({
@@ -339,74 +337,6 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(w)}\n`);
     return;
   }
-  // Imported here so that a worker does not load the cluster code (and its exit hooks).
-  const { debianBinDir } = await import("../postgres/binaries.js");
-  const { withCluster } = await import("../postgres/cluster.js");
-  const { PG_USER } = await import("../postgres/user.js");
-  const reps = Number(values.reps);
-  let names: CollectorName[];
-  const skipped: { name: string; reason: string }[] = [];
-  if (values.collect !== undefined) names = parseCollectList(values.collect);
-  else {
-    const prep = await prepareCollectors([...COLLECTOR_NAMES]);
-    names = prep.active.map((c) => c.name);
-    skipped.push(...prep.skipped);
-  }
-  const bin = debianBinDir(Number(values.pg));
-  const dir = join(workDir(), "collect-cost");
-  mkdirSync(dir, { recursive: true });
-  const ncpu = osCpus().length;
-  const windows: CostWindow[] = [];
-  const started = new Date().toISOString();
-  const loadBefore = loadavg();
-  const clients = values.clients!;
-  const workload = `pgbench -S -n -c ${clients} -j 2 (scale 10) running through every window, PostgreSQL ${values.pg}, autovacuum off`;
-  await withCluster({ binDir: bin, name: "collect-cost", settings: { autovacuum: "off" } }, async (c) => {
-    const pgbench = (args: string[]) =>
-      new Promise<string>((resolve, reject) => {
-        const p = spawn(join(bin, "pgbench"), ["-h", c.socketDir, "-p", String(c.port), "-U", PG_USER, ...args, "postgres"], { stdio: ["ignore", "pipe", "pipe"] });
-        let out = "";
-        p.stdout.on("data", (d) => (out += d));
-        p.stderr.on("data", (d) => (out += d));
-        p.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`pgbench exit ${code}: ${out}`))));
-      });
-    await pgbench(["-i", "-s", "10", "-q"]);
-    const postmasterPid = Number(readFileSync(join(c.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
-    const order: (CollectorName | "none")[] = ["none", ...names];
-    for (let rep = 0; rep < reps; rep++) {
-      // rotate the order so that no collector always follows the same one
-      const k = rep % order.length;
-      const round = [...order.slice(k), ...order.slice(0, k)];
-      for (const name of round) {
-        const bench = pgbench(["-S", "-n", "-c", clients, "-j", "2", "-T", String(Math.ceil(seconds) + 8)]);
-        await new Promise((r) => setTimeout(r, 2000)); // clients connected
-        const w = await runWorker([
-          "--worker", name, "--rep", String(rep), "--seconds", String(seconds), "--dir", join(dir, `${name}-${rep}`),
-          "--postmaster-pid", String(postmasterPid), "--psql", join(bin, "psql"), "--socket", c.socketDir, "--port", String(c.port), "--user", PG_USER,
-        ]);
-        await bench;
-        windows.push(w);
-        process.stderr.write(`${name} rep ${rep}: window ${w.windowS.toFixed(1)} s, cpu self ${w.selfCpuS.toFixed(3)} children ${w.childrenCpuS.toFixed(3)} server ${w.serverCpuS?.toFixed(3)} s, stop ${w.stopCpuS.toFixed(2)} s, ${w.bytesDuringRun} B\n`);
-      }
-    }
-  });
-  const summary = summarizeCost(windows, ncpu);
-  const result = {
-    method: "collector alone in a worker process during a running workload; CPU from /proc (see src/collect/cost.ts)",
-    workload, cpus: ncpu, windowSeconds: seconds, reps,
-    environment: { started, finished: new Date().toISOString(), load1Before: loadBefore[0], load1After: loadavg()[0], kernel: readFileSync("/proc/sys/kernel/osrelease", "utf8").trim(), host: hostInfo(), kit: kitInfo() },
-    windows, summary, skipped,
-  };
-  const out = values.out ?? join(dir, "cost.json");
-  writeFileAtomic(out, `${JSON.stringify(result, null, 2)}\n`);
-  for (const s of summary) {
-    const smp = s.sampling.find((x) => x !== null);
-    process.stdout.write(
-      `${s.collector.padEnd(13)} cpu ${s.cpuPerSecond.mean.toFixed(4)} s/s [${s.cpuPerSecond.min.toFixed(4)}, ${s.cpuPerSecond.max.toFixed(4)}] = ${s.machineSharePct.toFixed(2)} % of ${ncpu} CPUs; ` +
-        `stop ${s.stopCpuS.toFixed(2)} s cpu; ${(s.bytesPerSecond / 1024).toFixed(1)} KiB/s${smp ? `; ${smp.what}: ${smp.achieved} (target ${smp.target})` : ""}\n`,
-    );
-  }
-  for (const s of skipped) process.stdout.write(`${s.name}: skipped: ${s.reason}\n`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

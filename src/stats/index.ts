@@ -30,3 +30,5 @@ export {
   type SpreadVerdict,
 } from "./compare.js";
 export { tCdf, tTwoSidedP, tQuantile, fCdf, fSf, normalSf, normalQuantile, nctCdf } from "./distributions.js";
+export { pairedMean, type PairedMean } from "./paired.js";
+export { pearson } from "./correlation.js";

@@ -1,4 +1,4 @@
-import { mean } from "./summary.js";
+import { mean, sumSquaredDeviations } from "./summary.js";
 
 /**
  * The sufficient statistics of a sample for the mean and the variance: its size,
@@ -16,14 +16,7 @@ export interface Moments {
 export function moments(xs: readonly number[]): Moments {
   const n = xs.length;
   const m = mean(xs);
-  let ss = 0;
-  let c = 0;
-  for (const x of xs) {
-    const d = x - m;
-    ss += d * d;
-    c += d;
-  }
-  return { n, mean: m, m2: n === 0 ? NaN : ss - (c * c) / n };
+  return { n, mean: m, m2: n === 0 ? NaN : sumSquaredDeviations(xs, m) };
 }
 
 /** Sample variance (divisor n − 1) from moments; NaN when n < 2. */

@@ -23,11 +23,8 @@ export function mean(xs: readonly number[]): number {
   return m + r / xs.length;
 }
 
-/** Sample variance (divisor n − 1), two-pass with the compensated residual sum; NaN when n < 2. */
-export function variance(xs: readonly number[]): number {
-  const n = xs.length;
-  if (n < 2) return NaN;
-  const m = mean(xs);
+/** Σ (x − m)² around the sample's mean m, two-pass with the compensated residual sum. */
+export function sumSquaredDeviations(xs: readonly number[], m: number): number {
   let ss = 0;
   let c = 0;
   for (const x of xs) {
@@ -35,7 +32,14 @@ export function variance(xs: readonly number[]): number {
     ss += d * d;
     c += d;
   }
-  return (ss - (c * c) / n) / (n - 1);
+  return ss - (c * c) / xs.length;
+}
+
+/** Sample variance (divisor n − 1), two-pass with the compensated residual sum; NaN when n < 2. */
+export function variance(xs: readonly number[]): number {
+  const n = xs.length;
+  if (n < 2) return NaN;
+  return sumSquaredDeviations(xs, mean(xs)) / (n - 1);
 }
 
 /** Sample standard deviation (divisor n − 1); NaN when n < 2. */

@@ -8,13 +8,15 @@ import { fieldText, isUnknown, readRecord, writeRecord, type RecordEnvelope } fr
 import { page } from "../report/page.js";
 import { combineVerdicts, verdictsIn } from "../record/verdicts.js";
 import { cellName, type Study } from "./study.js";
+import { driverSpec } from "./drivers/index.js";
 
 /**
  * A study's own rule applied to one of its records: for "paired-contrast", the
  * within-block paired CI of B − A for every contrast, in every cell of the other
  * factors and every workload, judged against the study's goal; for "none", a
  * check that every run finished with a positive throughput; for "script", the
- * script's own analysis.json. The result goes to analysis.json and the record's
+ * script's or the experiment driver's own file of verdicts (out/analysis.json, or the file the
+ * driver names). The result goes to analysis.json and the record's
  * `analysis` field; report.html is the page generated from both.
  */
 
@@ -117,7 +119,8 @@ export function analyzeStudyRecord(dir: string, study: Study): StudyAnalysisResu
       reason = contrasts.map((x) => `${x.factor} ${x.b} − ${x.a}${Object.keys(x.at).length ? ` at ${Object.entries(x.at).map(([k, v]) => `${k}=${v}`).join(",")}` : ""} (${x.workload}): ${Number.isFinite(x.meanDiffPct) ? `${x.meanDiffPct.toFixed(2)}% [${x.ciPct[0].toFixed(2)}, ${x.ciPct[1].toFixed(2)}]` : "—"} ${x.verdict}`).join("; ") || "no contrast had both cells in the record";
     }
   } else {
-    const f = join(dir, "out", "analysis.json");
+    // A script's or an experiment driver's own analysis: the file it writes its verdicts to.
+    const f = join(dir, "out", study.driver === "experiment" ? (driverSpec(study.experiment as string)?.verdictFile ?? "analysis.json") : "analysis.json");
     if (!existsSync(f)) {
       verdict = "not analysable";
       reason = `the script left no ${f}`;

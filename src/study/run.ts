@@ -26,7 +26,9 @@ import {
   type Field,
   type RecordEnvelope,
 } from "../record/format.js";
-import { cells, shrink, type Cell, type Factor, type Study } from "./study.js";
+import { cells, resolveExperimentParams, shrink, type Cell, type Factor, type Study } from "./study.js";
+import { driverSpec, type DriverPlan } from "./drivers/index.js";
+import type { Params } from "./params.js";
 import { analyzeStudyRecord, type StudyAnalysisResult } from "./analyze.js";
 
 /**
@@ -180,6 +182,8 @@ export interface StudyPlan {
   secondsPerRun: number;
   estimateSeconds: number;
   params: Record<string, string>;
+  /** An experiment study: its driver's parameters, resolved and typed, and the driver's plan. */
+  experiment?: { params: Params; plan: DriverPlan };
   prepare: PrepareStep[];
   checks: Check[];
   recordDir: string;
@@ -239,8 +243,18 @@ export function planStudy(studyIn: Study, o: PlanOptions): StudyPlan {
   }
   const cs = cells(study.factors, boot);
   const params: Record<string, string> = {};
-  for (const [k, v] of Object.entries(study.params ?? {})) params[k] = String(v);
-  Object.assign(params, o.params ?? {});
+  let experiment: StudyPlan["experiment"];
+  if (study.driver === "experiment") {
+    // One parser for the study file's parameters and --param (src/study/params.ts).
+    const spec = driverSpec(study.experiment as string);
+    const ep = resolveExperimentParams(study, o.params ?? {});
+    spec?.validate?.(ep);
+    experiment = { params: ep, plan: (spec as NonNullable<typeof spec>).plan(ep) };
+    for (const [k, v] of Object.entries(ep)) if (v !== undefined) params[k] = Array.isArray(v) ? v.join(",") : String(v);
+  } else {
+    for (const [k, v] of Object.entries(study.params ?? {})) params[k] = String(v);
+    Object.assign(params, o.params ?? {});
+  }
   let secondsPerRun = study.overheadSecondsPerRun;
   if (study.driver === "series") {
     const p = loadProtocol(study.protocol as string);
@@ -249,7 +263,8 @@ export function planStudy(studyIn: Study, o: PlanOptions): StudyPlan {
     for (const w of resolveWorkloads(p, osCpus().length, applicable)) secondsPerRun += durationOf(w.params);
   }
   const runsPerCell = study.design.runs;
-  const totalRuns = study.driver === "series" ? cs.length * runsPerCell : study.design.runs;
+  const totalRuns = study.driver === "series" ? cs.length * runsPerCell : experiment ? experiment.plan.runs : study.design.runs;
+  if (experiment) secondsPerRun = Math.round((experiment.plan.seconds / Math.max(1, experiment.plan.runs)) * 10) / 10;
   const prepare: PrepareStep[] = [];
   const needsPatched = study.factors.some((f) => f.via === "bin" && f.levels.includes("patched"));
   if (needsPatched) {
@@ -257,10 +272,15 @@ export function planStudy(studyIn: Study, o: PlanOptions): StudyPlan {
     prepare.push({ name: "patched PostgreSQL 18", state: b ? `cached (${b})` : "build: fetch Debian sid's postgresql-18 source, apply kernel-patches/postgresql/18, make (3–9 min cold)" });
   }
   if (study.driver === "series") prepare.push({ name: "clusters and data", state: "initdb and each workload's setup once per cluster (part of the first run of each cell)" });
+  const spec = study.driver === "experiment" ? driverSpec(study.experiment as string) : undefined;
+  if (spec?.needsBuilds) {
+    const given = experiment?.params.baseline_bin !== undefined && experiment?.params.patched_bin !== undefined;
+    prepare.push({ name: "baseline and patched PostgreSQL 18", state: given ? `given (${String(experiment?.params.baseline_bin)}, ${String(experiment?.params.patched_bin)})` : "built from Debian's postgresql-18 source by the driver unless finished builds exist (3–9 min each cold)" });
+  }
   if (o.vm && !o.guest) prepare.push({ name: "VM boot", state: "QEMU with the kit's 7.2 kernel (TCG here: about 10–40 s to the command)" });
   const recordParent = join(o.runsRoot, study.name);
   const recordDir = o.out ? resolve(o.out) : (unfinishedRecord(o.runsRoot, study.name, o.vm) ?? join(recordParent, utcStamp()));
-  const checks = o.vm && !o.guest ? vmChecks() : runChecks(study, { kernel, recordParent, params });
+  const checks = o.vm && !o.guest ? vmChecks() : [...runChecks(study, { kernel, recordParent, params }), ...(spec?.bootsVm ? vmChecks() : [])];
   const tcg = o.vm ? 1 : 1;
   return {
     study,
@@ -271,8 +291,9 @@ export function planStudy(studyIn: Study, o: PlanOptions): StudyPlan {
     warmup: study.design.warmup,
     totalRuns,
     secondsPerRun,
-    estimateSeconds: Math.round(totalRuns * secondsPerRun * tcg + (o.vm && !o.guest ? 40 : 0)),
+    estimateSeconds: experiment ? Math.round(experiment.plan.seconds) : Math.round(totalRuns * secondsPerRun * tcg + (o.vm && !o.guest ? 40 : 0)),
     params,
+    experiment,
     prepare,
     checks,
     recordDir,
@@ -306,7 +327,7 @@ function changeText(f: Factor): string {
   if (f.changes === "build") return "needs a rebuild";
   if (f.via === "preempt") return "within a boot: written to sched/preempt before each run";
   if (f.via === "bin") return "within a boot: each build has its own cluster";
-  if (f.via === "arm") return "within a boot: the script's arms";
+  if (f.via === "arm") return "within a boot: the experiment's arms";
   return `within a boot: ${f.via.slice("setting:".length)} set for the run's server`;
 }
 
@@ -317,7 +338,7 @@ export function planText(p: StudyPlan): string {
   L.push(`study ${s.name}: ${s.title}`);
   L.push(`  ${s.question}`);
   L.push(`  file ${relative(repoRoot(), s.file)} (sha256 ${s.hash.slice(0, 12)}…)${p.vm ? ", shrunk for the kit's VM (its \"vm\" section)" : ""}`);
-  L.push(`  runs ${s.driver === "series" ? `protocol ${s.protocol}` : `the script ${s.script?.join(" ")}`}`);
+  L.push(`  runs ${s.driver === "series" ? `protocol ${s.protocol}` : s.driver === "experiment" ? `the ${s.experiment} experiment (src/study/drivers/)` : `the script ${s.script?.join(" ")}`}`);
   L.push("");
   L.push("factors:");
   for (const f of s.factors) L.push(`  ${f.name.padEnd(10)} ${f.levels.join(" | ").padEnd(24)} ${changeText(f)}${p.boot[f.name] ? ` — this boot: ${p.boot[f.name]}` : ""}`);
@@ -327,7 +348,8 @@ export function planText(p: StudyPlan): string {
   if (s.driver === "series") {
     L.push(`design: ${s.design.kind === "blocks" ? "randomised complete blocks" : "sequential"}, ${p.cells.length} cell${p.cells.length === 1 ? "" : "s"} × ${p.runsPerCell} runs (${p.warmup} warm-up block${p.warmup === 1 ? "" : "s"}) = ${p.totalRuns} runs`);
     for (const c of p.cells) L.push(`  cell ${c.name}`);
-  } else L.push(`design: the script's own (${p.totalRuns} ${s.design.kind === "blocks" ? "blocks/pairs" : "runs"} as configured)`);
+  } else if (p.experiment) L.push(`design: ${p.experiment.plan.text} (${p.totalRuns} runs)`);
+  else L.push(`design: the script's own (${p.totalRuns} ${s.design.kind === "blocks" ? "blocks/pairs" : "runs"} as configured)`);
   if (Object.keys(p.params).length) L.push(`parameters: ${Object.entries(p.params).map(([k, v]) => `${k}=${v}`).join(" ")}`);
   L.push("");
   L.push("prepare:");
@@ -337,7 +359,7 @@ export function planText(p: StudyPlan): string {
   L.push("checks:");
   for (const c of p.checks) L.push(`  ${c.status.padEnd(7)} ${c.name}: ${c.detail}`);
   L.push("");
-  L.push(`estimate: ${formatDuration(p.estimateSeconds)} (${p.totalRuns} runs × ${p.secondsPerRun} s${p.vm ? " + boot; under TCG expect several times longer" : ""}, preparation not included)`);
+  L.push(`estimate: ${formatDuration(p.estimateSeconds)} (${p.experiment ? `the ${s.experiment} driver's estimate for ${p.totalRuns} runs` : `${p.totalRuns} runs × ${p.secondsPerRun} s`}${p.vm ? " + boot; under TCG expect several times longer" : ""}, preparation not included)`);
   L.push(`record: ${p.recordDir}${existsSync(join(p.recordDir, "study-run.json")) ? " (resuming an interrupted run)" : ""}`);
   L.push(`analysis: ${s.analysis.rule}: ${s.analysis.verdict}`);
   const other = s.factors.find((f) => f.changes === "boot");
@@ -528,6 +550,16 @@ export async function runStudy(o: RunOptions): Promise<RunOutcome> {
         if (mode && originalMode) writeFileSync(PREEMPT_FILE, originalMode);
         if (modeLog.length) writeFileAtomic(join(dir, `preempt-${state.sessions}.json`), `${JSON.stringify(modeLog, null, 2)}\n`);
       }
+    } else if (s.driver === "experiment") {
+      const spec = driverSpec(s.experiment as string);
+      if (!spec || !p.experiment) throw new UserError(`study ${s.name}: unknown experiment driver "${String(s.experiment)}"`);
+      const out = join(dir, "out");
+      mkdirSync(out, { recursive: true });
+      o.log(`running the ${spec.name} experiment: ${p.experiment.plan.text}`);
+      const impl = await spec.load();
+      const r = await impl.run({ out, params: p.experiment.params, log: o.log });
+      for (const b of r.binDirs) binDirs.add(b);
+      complete = true;
     } else {
       const out = join(dir, "out");
       const argv = (s.script as string[]).map((a) => a.replaceAll("{out}", out));
@@ -576,7 +608,7 @@ export async function runStudy(o: RunOptions): Promise<RunOutcome> {
       params: p.params,
       studyFile: relative(repoRoot(), s.file),
       studySha256: s.hash,
-      ...(s.driver === "series" ? { seriesPlan: "series/series.json" } : { script: s.script }),
+      ...(s.driver === "series" ? { seriesPlan: "series/series.json" } : s.driver === "experiment" ? { experiment: s.experiment, experimentParams: p.params } : { script: s.script }),
     },
     command: state.argv,
     kit: { commit: kit.commit ?? unknown("git rev-parse HEAD failed (not a git checkout?)"), dirty: kit.dirty ?? unknown("git status failed") },

@@ -1,9 +1,12 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { ParseError, UserError } from "../util/errors.js";
+import { UserError } from "../util/errors.js";
+import { JsonChecker, parseJson, type JsonPath } from "../util/json-check.js";
 import { repoRoot } from "../util/paths.js";
 import { COLLECTOR_NAMES } from "../collect/index.js";
+import { driverNames, driverSpec } from "./drivers/index.js";
+import { BAD, paramExpected, parseParam, resolveParams, type Params } from "./params.js";
 
 /**
  * A study is data: one JSON file in studies/ that says what to run (a protocol,
@@ -77,14 +80,16 @@ export interface StudyFile {
   question: string;
   source?: Record<string, string>;
   notes?: string[];
-  driver: "series" | "script";
+  driver: "series" | "script" | "experiment";
   /** The protocol a series study runs. */
   protocol?: string;
+  /** The experiment driver an experiment study runs (src/study/drivers/). */
+  experiment?: string;
   /** The command a script study runs ({out}: the record directory). */
   script?: string[];
   factors: Factor[];
   design: { kind: "blocks" | "sequential"; runs: number; warmup: number; seed?: number };
-  params?: Record<string, string | number>;
+  params?: Record<string, string | number | boolean>;
   collectors?: string[];
   requires: StudyRequires;
   analysis: StudyAnalysis;
@@ -116,79 +121,26 @@ export function studyPath(nameOrPath: string): string {
   return p;
 }
 
-type Path = (string | number)[];
+type Path = JsonPath;
 
-function pathText(path: Path): string {
-  return path.reduce<string>((s, p) => (typeof p === "number" ? `${s}[${p}]` : s ? `${s}.${p}` : p), "");
-}
-
-/**
- * The line of a field: the first `"key"` after its parent's keys; an array index
- * followed by a key selects that many occurrences of the key further on (the
- * index-th element's field), a trailing index stays on the array's line.
- */
-function lineOf(text: string, path: Path): number {
-  let pos = 0;
-  for (let j = 0; j < path.length; j++) {
-    const p = path[j] as string | number;
-    if (typeof p === "number") continue;
-    const prev = path[j - 1];
-    let skip = typeof prev === "number" ? prev : 0;
-    let i = text.indexOf(`"${p}"`, pos);
-    while (skip > 0 && i >= 0) {
-      i = text.indexOf(`"${p}"`, i + 1);
-      skip--;
-    }
-    if (i < 0) break;
-    pos = i;
+/** Study files: an array element's field is found at that element (lineOf with countIndices). */
+class Checker extends JsonChecker {
+  constructor(file: string, text: string) {
+    super(file, text, true);
   }
-  return text.slice(0, pos).split("\n").length;
-}
-
-function describe(v: unknown): string {
-  if (v === undefined) return "nothing";
-  const s = JSON.stringify(v);
-  return s.length > 60 ? `${s.slice(0, 60)}…` : s;
-}
-
-class Checker {
-  constructor(
-    readonly file: string,
-    readonly text: string,
-  ) {}
-  fail(path: Path, expected: string, found: unknown): never {
-    throw new ParseError(this.file, lineOf(this.text, path), `${pathText(path)} to be ${expected}`, describe(found));
-  }
-  object(v: unknown, path: Path): Record<string, unknown> {
-    if (typeof v !== "object" || v === null || Array.isArray(v)) this.fail(path, "an object", v);
-    return v as Record<string, unknown>;
-  }
-  keys(o: Record<string, unknown>, path: Path, allowed: string[], required: string[] = []): void {
-    for (const k of Object.keys(o)) if (!allowed.includes(k)) this.fail([...path, k], `one of the fields ${allowed.join(", ")}`, k);
-    for (const k of required) if (o[k] === undefined) this.fail(path.length ? path : [k], `an object with the field "${k}"`, Object.keys(o));
-  }
-  string(v: unknown, path: Path): string {
-    if (typeof v !== "string" || v.length === 0) this.fail(path, "a non-empty string", v);
-    return v as string;
-  }
-  int(v: unknown, path: Path, min: number): number {
-    if (typeof v !== "number" || !Number.isInteger(v) || v < min) this.fail(path, `an integer ≥ ${min}`, v);
-    return v as number;
-  }
-  oneOf<T extends string>(v: unknown, path: Path, options: readonly T[]): T {
-    if (!options.includes(v as T)) this.fail(path, options.map((o) => `"${o}"`).join(" or "), v);
-    return v as T;
-  }
-  stringArray(v: unknown, path: Path, nonEmpty = false): string[] {
-    if (!Array.isArray(v) || (nonEmpty && v.length === 0)) this.fail(path, nonEmpty ? "a non-empty array of strings" : "an array of strings", v);
-    (v as unknown[]).forEach((x, i) => this.string(x, [...path, i]));
-    return v as string[];
-  }
-  params(v: unknown, path: Path): void {
+  params(v: unknown, path: Path, experiment?: string): void {
     const o = this.object(v, path);
+    const specs = experiment === undefined ? undefined : driverSpec(experiment)?.params;
     for (const [k, x] of Object.entries(o)) {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) this.fail([...path, k], "a parameter name", k);
-      if (typeof x !== "string" && typeof x !== "number") this.fail([...path, k], "a string or a number", x);
+      if (specs === undefined) {
+        if (typeof x !== "string" && typeof x !== "number") this.fail([...path, k], "a string or a number", x);
+        continue;
+      }
+      // An experiment's parameters are checked against its driver's declarations, as --param is.
+      const spec = specs.find((sp) => sp.name === k);
+      if (!spec) this.fail([...path, k], `a parameter of the ${experiment} driver (${specs.map((sp) => sp.name).join(", ")})`, k);
+      if ((typeof x !== "string" && typeof x !== "number" && typeof x !== "boolean") || parseParam(spec, x) === BAD) this.fail([...path, k], paramExpected(spec), x);
     }
   }
 }
@@ -224,7 +176,7 @@ function checkFactor(c: Checker, v: unknown, path: Path, driver: string): Factor
   if (via === "preempt") levels.forEach((l, i) => {
     if (!["none", "voluntary", "full", "lazy"].includes(l)) c.fail([...path, "levels", i], '"none", "voluntary", "full" or "lazy"', l);
   });
-  if (via === "arm" && driver !== "script") c.fail([...path, "via"], 'a series factor ("arm" is for script studies)', via);
+  if (via === "arm" && driver === "series") c.fail([...path, "via"], 'a series factor ("arm" is for script and experiment studies)', via);
   if (o.note !== undefined) c.string(o.note, [...path, "note"]);
   return o as unknown as Factor;
 }
@@ -234,18 +186,10 @@ export function loadStudy(nameOrPath: string): Study {
   const file = studyPath(nameOrPath);
   if (!existsSync(file)) throw new UserError(`${file}: no such study file`);
   const text = readFileSync(file, "utf8");
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    const msg = err instanceof Error ? err.message : String(err);
-    const pos = /position (\d+)/.exec(msg);
-    const line = pos ? text.slice(0, Number(pos[1])).split("\n").length : 1;
-    throw new ParseError(file, line, "valid JSON", msg);
-  }
+  const raw = parseJson(file, text);
   const c = new Checker(file, text);
   const o = c.object(raw, []);
-  const top = ["$comment", "name", "title", "question", "source", "notes", "driver", "protocol", "script", "factors", "design", "params", "collectors", "requires", "analysis", "vm", "overheadSecondsPerRun", "records"];
+  const top = ["$comment", "name", "title", "question", "source", "notes", "driver", "protocol", "script", "experiment", "factors", "design", "params", "collectors", "requires", "analysis", "vm", "overheadSecondsPerRun", "records"];
   c.keys(o, [], top);
   for (const k of ["name", "title", "question", "driver", "factors", "design", "requires", "analysis", "overheadSecondsPerRun"]) {
     if (o[k] === undefined) c.fail([k], "present", undefined);
@@ -257,8 +201,14 @@ export function loadStudy(nameOrPath: string): Study {
   c.string(o.question, ["question"]);
   if (o.source !== undefined) for (const [k, v] of Object.entries(c.object(o.source, ["source"]))) c.string(v, ["source", k]);
   if (o.notes !== undefined) c.stringArray(o.notes, ["notes"]);
-  const driver = c.oneOf(o.driver, ["driver"], ["series", "script"] as const);
-  if (driver === "series") {
+  const driver = c.oneOf(o.driver, ["driver"], ["series", "script", "experiment"] as const);
+  if (driver !== "experiment" && o.experiment !== undefined) c.fail(["experiment"], `absent in a ${driver} study`, o.experiment);
+  if (driver === "experiment") {
+    const e = c.string(o.experiment, ["experiment"]);
+    const spec = driverSpec(e);
+    if (!spec) c.fail(["experiment"], `one of the kit's experiment drivers (${driverNames().join(", ")})`, e);
+    for (const k of ["protocol", "script"]) if (o[k] !== undefined) c.fail([k], "absent in an experiment study", o[k]);
+  } else if (driver === "series") {
     const p = c.string(o.protocol, ["protocol"]);
     if (!existsSync(join(repoRoot(), "protocols", `${p}.json`))) c.fail(["protocol"], `a protocol of protocols/ (${readdirSync(join(repoRoot(), "protocols")).filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -5)).join(", ")})`, p);
     if (o.script !== undefined) c.fail(["script"], "absent in a series study", o.script);
@@ -279,7 +229,16 @@ export function loadStudy(nameOrPath: string): Study {
   const warmup = c.int(d.warmup, ["design", "warmup"], 0);
   if (warmup >= runs) c.fail(["design", "warmup"], `fewer than runs (${runs})`, warmup);
   if (d.seed !== undefined) c.int(d.seed, ["design", "seed"], 0);
-  if (o.params !== undefined) c.params(o.params, ["params"]);
+  const experiment = driver === "experiment" ? (o.experiment as string) : undefined;
+  if (o.params !== undefined) c.params(o.params, ["params"], experiment);
+  if (experiment !== undefined) {
+    try {
+      driverSpec(experiment)?.validate?.(resolveExperimentParams({ experiment, params: o.params as StudyFile["params"] }, {}));
+    } catch (err) {
+      if (!(err instanceof UserError)) throw err;
+      c.fail(["params"], `parameters the ${experiment} driver accepts together`, err.message);
+    }
+  }
   if (o.collectors !== undefined) {
     c.stringArray(o.collectors, ["collectors"]).forEach((x, i) => c.oneOf(x, ["collectors", i], COLLECTOR_NAMES));
   }
@@ -291,7 +250,7 @@ export function loadStudy(nameOrPath: string): Study {
   const a = c.object(o.analysis, ["analysis"]);
   c.keys(a, ["analysis"], ["rule", "contrasts", "goal", "verdict"], ["rule", "contrasts", "verdict"]);
   const rule = c.oneOf(a.rule, ["analysis", "rule"], ["paired-contrast", "script", "none"] as const);
-  if (rule === "script" && driver !== "script") c.fail(["analysis", "rule"], '"paired-contrast" or "none" for a series study', rule);
+  if (rule === "script" && driver === "series") c.fail(["analysis", "rule"], '"paired-contrast" or "none" for a series study', rule);
   if (!Array.isArray(a.contrasts)) c.fail(["analysis", "contrasts"], "an array", a.contrasts);
   (a.contrasts as unknown[]).forEach((x, i) => {
     const p: Path = ["analysis", "contrasts", i];
@@ -316,7 +275,7 @@ export function loadStudy(nameOrPath: string): Study {
     const vr = c.int(v.runs, ["vm", "runs"], 1);
     const vw = c.int(v.warmup, ["vm", "warmup"], 0);
     if (vw >= vr) c.fail(["vm", "warmup"], `fewer than vm.runs (${vr})`, vw);
-    if (v.params !== undefined) c.params(v.params, ["vm", "params"]);
+    if (v.params !== undefined) c.params(v.params, ["vm", "params"], experiment);
     if (v.levels !== undefined) {
       for (const [k, lv] of Object.entries(c.object(v.levels, ["vm", "levels"]))) {
         const f = factors.find((ff) => ff.name === k) as Factor;
@@ -368,4 +327,18 @@ export function shrink(s: Study): Study {
   if (!s.vm) throw new UserError(`${s.file}: study ${s.name} has no "vm" section, so it cannot run shrunk in the kit's VM`);
   const factors = s.factors.map((f) => ({ ...f, levels: s.vm?.levels?.[f.name] ?? f.levels }));
   return { ...s, factors, design: { ...s.design, runs: s.vm.runs, warmup: s.vm.warmup }, params: { ...(s.params ?? {}), ...(s.vm.params ?? {}) } };
+}
+
+/**
+ * An experiment study's parameters: the driver's defaults, the study file's `params`, then the
+ * command line's `--param K=V` (one parser for both, src/study/params.ts).
+ */
+export function resolveExperimentParams(s: Pick<StudyFile, "experiment" | "params"> & { file?: string }, cli: Record<string, string>): Params {
+  const spec = driverSpec(s.experiment as string);
+  if (!spec) throw new UserError(`unknown experiment driver "${String(s.experiment)}": expected one of ${driverNames().join(", ")}`);
+  const p = resolveParams(spec.params, [
+    { values: s.params ?? {}, where: (k) => `${s.file ?? "the study file"}: params.${k}` },
+    { values: cli, where: (k) => `--param ${k}` },
+  ]);
+  return p;
 }

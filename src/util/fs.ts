@@ -1,5 +1,6 @@
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { UserError } from "./errors.js";
 
 /**
  * Writes a file atomically: the content goes to a temporary sibling first and is
@@ -10,4 +11,12 @@ export function writeFileAtomic(path: string, content: string | Uint8Array): voi
   const tmp = `${path}.tmp-${process.pid}`;
   writeFileSync(tmp, content);
   renameSync(tmp, path);
+}
+
+/** DIR/raw, created empty for a new record; refuses one that already holds files. */
+export function freshRawDir(dir: string): string {
+  const raw = join(dir, "raw");
+  mkdirSync(raw, { recursive: true });
+  if (readdirSync(raw).length > 0) throw new UserError(`${raw}: not empty; choose a new --out directory`);
+  return raw;
 }

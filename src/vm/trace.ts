@@ -16,7 +16,7 @@
  * (src/parse/slice-trace.ts) and writes data/runs/vm-slice-trace-STAMP/.
  */
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { kitInfo, hostInfo } from "../bench/provenance.js";
 import { loadProtocol, resolveWorkloads } from "../bench/protocol.js";
@@ -28,7 +28,8 @@ import { kernelCacheDir, type KernelTree } from "../kernel/tree.js";
 import { diffRseqStats, parseRseqStats, type RseqStatsDiff } from "../parse/rseq-stats.js";
 import { analyseSliceTrace, parseSliceTrace, type SliceTrace, type SliceTraceAnalysis } from "../parse/slice-trace.js";
 import { ParseError, UserError } from "../util/errors.js";
-import { writeFileAtomic } from "../util/fs.js";
+import { freshRawDir, writeFileAtomic } from "../util/fs.js";
+import { utcStamp } from "../record/format.js";
 import { repoRoot } from "../util/paths.js";
 import { runVm, type Accel, type VmResult } from "./qemu.js";
 
@@ -259,11 +260,8 @@ export async function runSliceTraceInVm(o: SliceTraceOptions): Promise<SliceTrac
   const pg = kind === "pg" ? resolvePgWorkload(o.pgProtocol, o.pgParams, o.pgRuns ?? 1, cpus) : null;
   if (kind !== "pg" && threads + hogs <= cpus) throw new UserError(`--threads ${threads} + --hogs ${hogs} must exceed --cpus ${cpus}: the run must be oversubscribed for grants to matter`);
   const micro = await buildMicro();
-  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "Z");
-  const dir = o.outDir ?? join(repoRoot(), "data", "runs", `vm-slice-trace-${stamp}`);
-  const raw = join(dir, "raw");
-  mkdirSync(raw, { recursive: true });
-  if (readdirSync(raw).length > 0) throw new UserError(`${raw}: not empty; choose a new --out directory`);
+  const dir = o.outDir ?? join(repoRoot(), "data", "runs", `vm-slice-trace-${utcStamp()}`);
+  const raw = freshRawDir(dir);
   const cli = join(repoRoot(), "bin", "slicelab.js");
   if (kind !== "micro" && (!o.pgBin || !existsSync(join(o.pgBin, "postgres")))) {
     throw new UserError(`--pg-bin ${o.pgBin ?? "(none)"}: expected the bin/ directory of a patched PostgreSQL build (slicelab postgres build --variant patched)`);

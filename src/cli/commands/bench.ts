@@ -1,6 +1,6 @@
 import { cpus } from "node:os";
 import { join } from "node:path";
-import type { Command } from "../command.js";
+import { type Command, withSubcommands } from "../command.js";
 import { numberOption, parseCommandArgs, printJson } from "../args.js";
 import { UserError } from "../../util/errors.js";
 import { workDir } from "../../util/paths.js";
@@ -211,16 +211,4 @@ async function analyze(argv: string[]): Promise<number> {
   return 0;
 }
 
-export const benchCommand: Command = {
-  name: "bench",
-  summary: "run benchmark protocols (pgbench, sysbench) on managed PostgreSQL clusters",
-  usage,
-  async run(argv: string[]): Promise<number> {
-    const [sub, ...rest] = argv;
-    if (sub === "list") return list(rest);
-    if (sub === "show") return show(rest);
-    if (sub === "run") return run(rest);
-    if (sub === "analyze") return analyze(rest);
-    throw new UserError(`expected a subcommand list, show, run or analyze, found ${sub === undefined ? "none" : `"${sub}"`} (see \`slicelab bench --help\`)`);
-  },
-};
+export const benchCommand: Command = withSubcommands("bench", "run benchmark protocols (pgbench, sysbench) on managed PostgreSQL clusters", usage, { list, show, run, analyze });

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import type { Command } from "../command.js";
+import { type Command, withSubcommands } from "../command.js";
 import { parseCommandArgs, printJson } from "../args.js";
 import { UserError } from "../../util/errors.js";
 import { repoRoot } from "../../util/paths.js";
@@ -128,16 +128,4 @@ async function index(argv: string[]): Promise<number> {
   return 1;
 }
 
-export const recordCommand: Command = {
-  name: "record",
-  summary: "the records under data/runs/: list, show, convert to the one format, index",
-  usage,
-  async run(argv: string[]): Promise<number> {
-    const [sub, ...rest] = argv;
-    if (sub === "list") return list(rest);
-    if (sub === "show") return show(rest);
-    if (sub === "convert") return convert(rest);
-    if (sub === "index") return index(rest);
-    throw new UserError(`expected a subcommand list, show, convert or index, found ${sub === undefined ? "none" : `"${sub}"`} (see \`slicelab record --help\`)`);
-  },
-};
+export const recordCommand: Command = withSubcommands("record", "the records under data/runs/: list, show, convert to the one format, index", usage, { list, show, convert, index });

@@ -1,6 +1,6 @@
 import { cpSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import type { Command } from "../command.js";
+import { type Command, withSubcommands } from "../command.js";
 import { parseCommandArgs, printJson } from "../args.js";
 import { UserError } from "../../util/errors.js";
 import { cacheDir, repoRoot, workDir } from "../../util/paths.js";
@@ -261,17 +261,4 @@ async function importCmd(argv: string[]): Promise<number> {
   return 0;
 }
 
-export const studyCommand: Command = {
-  name: "study",
-  summary: "studies: one command from a machine to a record and its verdict",
-  usage,
-  async run(argv: string[]): Promise<number> {
-    const [sub, ...rest] = argv;
-    if (sub === "list") return list(rest);
-    if (sub === "show") return show(rest);
-    if (sub === "run") return run(rest);
-    if (sub === "analyze") return analyze(rest);
-    if (sub === "import") return importCmd(rest);
-    throw new UserError(`expected a subcommand list, show, run, analyze or import, found ${sub === undefined ? "none" : `"${sub}"`} (see \`slicelab study --help\`)`);
-  },
-};
+export const studyCommand: Command = withSubcommands("study", "studies: one command from a machine to a record and its verdict", usage, { list, show, run, analyze, import: importCmd });

@@ -4,7 +4,7 @@ import { UserError } from "../../util/errors.js";
 import { runVm, chooseAccel, type Accel, type VmOptions } from "../../vm/qemu.js";
 import { defaultKernelImage } from "../../kernel/ensure.js";
 import { buildProbe, parseProbeOutput, sliceStatsDelta } from "../../vm/probe.js";
-import { runMicroAbInVm } from "../../vm/experiments.js";
+import { runMicroAbInVm } from "../../study/drivers/vm-micro.js";
 import { cachedKernel } from "../../kernel/ensure.js";
 import { analyseRunDir, analysisSummary, parsePgParams, patchedKernelBuilds, resolvePgWorkload, runSliceTraceInVm, sliceTraceReport } from "../../vm/trace.js";
 import { analyseSliceTrace, parseSliceTrace } from "../../parse/slice-trace.js";

@@ -8,7 +8,7 @@
  *            switch off) and simulate (the request/clear/granted-check
  *            protocol on an unregistered area); the three modes in a random
  *            order in every round, and the per-round differences to "none".
- *            → data/runs/micro-cost/{runs.jsonl,summary.json}
+ *            → out/{runs.jsonl,summary.json}
  *   pgbench  pgbench -S, designed to resolve the 0.5% goal: one running server
  *            per build (baseline and patched, built from the same source) for
  *            the whole measurement, the patched server's slice_extension
@@ -19,66 +19,49 @@
  *            (src/bench/overhead-cost.ts): ratio, 95% CI, PASS / FAIL /
  *            UNRESOLVED against cost ≤ 0.5%, and the blocks the observed
  *            spread needs.
- *            → data/runs/patch-cost-pgbench-<UTC stamp>/ (or --out):
- *              provenance.json, runs.jsonl, raw/, analysis.json
+ *            → out/: provenance.json, runs.jsonl, raw/, analysis.json
  *
  *   pgbench-concurrent  the arms at the SAME TIME, one cluster each (baseline, a second
  *            baseline cluster as the A/A control, patched off, patched all), pgbench -S -c 2 -j 1
  *            against each, rounds of 10 s, launch order shuffled per round: the host's changes of
  *            speed hit every arm of a round together, so the within-round ratio resolves what the
  *            run-by-run design cannot on a shared host; same analysis (rounds as blocks).
- *            → data/runs/patch-cost-concurrent-<UTC stamp>/ (or --out)
+ *            → out/ (the same files)
  *
  *   pgbench-cpu  the same three arms, but measured as server CPU time per
  *            transaction (utime + stime of the backends, from the postmaster's
  *            cutime/cstime after they exited), which time stolen by other
  *            processes does not inflate; pgbench -S -t N, arms in random
  *            order in every round, baseline and patched clusters side by side.
- *            → data/runs/patch-cost-cpu/{runs.jsonl,summary.json}
+ *            → out/{runs.jsonl,summary.json}
  *
- * usage: node dist/scripts/bench-patch-cost.js micro [--rounds N] [--duration S] [--seed N]
- *        node dist/scripts/bench-patch-cost.js pgbench [--blocks N] [--warmup-blocks N] [--duration S]
- *            [--clients N] [--threads N] [--scale N] [--arms baseline,off,on] [--order balanced|random]
- *            [--seed N] [--settle-ms MS] [--baseline-bin DIR --patched-bin DIR] [--out DIR] [--json]
- *        node dist/scripts/bench-patch-cost.js pgbench-concurrent [--rounds N] [--warmup-rounds N] [--duration S]
- *            [--clients N] [--scale N] [--arms baseline,baseline2,off,on] [--seed N] [--baseline-bin DIR --patched-bin DIR]
- *            [--out DIR] [--json]
- *        node dist/scripts/bench-patch-cost.js pgbench-cpu [--rounds N] [--transactions N] [--scale N]
+ * Run: `slicelab study run patch-cost` (pgbench-concurrent), `patch-cost-sequential` (pgbench),
+ * `patch-cost-micro` (micro), `patch-cost-cpu` (pgbench-cpu), each with `--param K=V` for the
+ * parameters its driver declares (src/study/drivers/index.ts); the files go to the record's out/.
  */
-import { parseArgs } from "node:util";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { cpus } from "node:os";
-import { runMicro, type ExtensionMode, type MicroRun } from "../src/micro/driver.js";
-import { compareSamples, createRng, tQuantile, type Comparison } from "../src/stats/index.js";
-import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo } from "../src/bench/provenance.js";
-import { clusterNameFor, measureWorkload, sliceExtensionSettings, workloadTiming } from "../src/bench/series.js";
-import { loadProtocol, resolveWorkloads, type ResolvedWorkload } from "../src/bench/protocol.js";
-import { clientVersions, toolCommand, type Clients } from "../src/bench/tools.js";
-import { balancedCycle, blockOrders, runStamp, type OrderDesign } from "../src/bench/overhead.js";
-import { analyseCost, PATCH_GOAL_PCT, type CostAnalysis, type CostRow } from "../src/bench/overhead-cost.js";
-import { missingServerProgram } from "../src/postgres/binaries.js";
-import { buildPostgres } from "../src/postgres/build.js";
-import { fetchDebianSource } from "../src/postgres/source.js";
-import { startCluster, type Cluster } from "../src/postgres/cluster.js";
-import { UserError } from "../src/util/errors.js";
-import { writeFileAtomic } from "../src/util/fs.js";
-import { repoRoot } from "../src/util/paths.js";
+import { runMicro, type ExtensionMode, type MicroRun } from "../../micro/driver.js";
+import { compareSamples, pairedMean, type Comparison } from "../../stats/index.js";
+import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo } from "../../bench/provenance.js";
+import { clusterNameFor, measureWorkload, sliceExtensionSettings, workloadTiming } from "../../bench/series.js";
+import { loadProtocol, resolveWorkloads, type ResolvedWorkload } from "../../bench/protocol.js";
+import { clientVersions, toolCommand, type Clients } from "../../bench/tools.js";
+import { balancedCycle, blockOrders, type OrderDesign } from "../../bench/overhead.js";
+import { analyseCost, PATCH_GOAL_PCT, type CostAnalysis, type CostRow } from "../../bench/overhead-cost.js";
+import { missingServerProgram } from "../../postgres/binaries.js";
+import { buildPostgres } from "../../postgres/build.js";
+import { fetchDebianSource } from "../../postgres/source.js";
+import { startCluster, type Cluster } from "../../postgres/cluster.js";
+import { UserError } from "../../util/errors.js";
+import { writeFileAtomic } from "../../util/fs.js";
+import { paramReader } from "../params.js";
+import type { DriverContext, DriverResult } from "./index.js";
 
 const BUSY_NOTE =
   "Measured on a 2-CPU machine shared with other helpers' compiles (kernel and PostgreSQL builds) running at the same time: see the load averages recorded with every run. Differences of a few ns or a fraction of a percent are at or below the noise of this machine.";
-
-/** Mean, SD and two-sided CI of the mean of paired differences. */
-function paired(d: number[], alpha = 0.05): { n: number; mean: number; median: number; sd: number; ci: [number, number] } {
-  const n = d.length;
-  const mean = d.reduce((a, b) => a + b, 0) / n;
-  const sd = Math.sqrt(d.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
-  const sorted = [...d].sort((a, b) => a - b);
-  const median = n % 2 ? sorted[(n - 1) / 2]! : (sorted[n / 2 - 1]! + sorted[n / 2]!) / 2;
-  const h = tQuantile(1 - alpha / 2, n - 1) * (sd / Math.sqrt(n));
-  return { n, mean, median, sd, ci: [mean - h, mean + h] };
-}
 
 function brief(c: Comparison): Record<string, unknown> {
   return {
@@ -94,27 +77,20 @@ function brief(c: Comparison): Record<string, unknown> {
   };
 }
 
-async function micro(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { rounds: { type: "string" }, duration: { type: "string" }, seed: { type: "string" }, out: { type: "string" } },
-  });
-  const rounds = Number(values.rounds ?? 30);
-  const duration = Number(values.duration ?? 1);
-  const seed = Number(values.seed ?? 20261130);
-  const out = values.out ?? join(repoRoot(), "data", "runs", "micro-cost");
-  const rng = createRng(seed);
+export async function micro(ctx: DriverContext): Promise<DriverResult> {
+  const p = paramReader(ctx.params);
+  const rounds = p.int("rounds");
+  const duration = p.num("duration");
+  const seed = p.int("seed");
+  const out = ctx.out;
   const modes: ExtensionMode[] = ["none", "off", "simulate"];
+  const orders = blockOrders(modes, rounds, "random", seed) as ExtensionMode[][];
   const rows: Record<string, unknown>[] = [];
   const started = new Date().toISOString();
   const loadStart = loadAverage();
   let first: MicroRun | undefined;
   for (let r = 0; r < rounds; r++) {
-    const order = [...modes];
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = rng.index(i + 1);
-      [order[i], order[j]] = [order[j]!, order[i]!];
-    }
+    const order = orders[r]!;
     for (const mode of order) {
       const load1Before = loadAverage()[0];
       const run = await runMicro({ threads: 1, hogs: 0, csNs: 0, thinkNs: 0, durationS: duration, extension: mode, holdTimes: false });
@@ -134,7 +110,7 @@ async function micro(argv: string[]): Promise<void> {
         load1After: loadAverage()[0],
       });
     }
-    process.stderr.write(`micro-cost: round ${r + 1}/${rounds}\n`);
+    ctx.log(`micro-cost: round ${r + 1}/${rounds}`);
   }
   const by = (m: string) => rows.filter((x) => x.mode === m).map((x) => x.cpuNsPerIteration as number);
   const diffs = (m: string) => {
@@ -161,8 +137,8 @@ async function micro(argv: string[]): Promise<void> {
     },
     cpuNsPerIteration: Object.fromEntries(modes.map((m) => [m, { mean: by(m).reduce((a, b) => a + b, 0) / rounds, values: rounds }])),
     addedNs: {
-      off: paired(diffs("off")),
-      simulate: paired(diffs("simulate")),
+      off: pairedMean(diffs("off")),
+      simulate: pairedMean(diffs("simulate")),
     },
     twoSample: {
       offVsNone: brief(compareSamples(by("none"), by("off"), { labels: ["none", "off"] })),
@@ -171,7 +147,8 @@ async function micro(argv: string[]): Promise<void> {
   };
   writeFileAtomic(join(out, "runs.jsonl"), rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
   writeFileAtomic(join(out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
-  process.stdout.write(`${JSON.stringify(summary.addedNs, null, 2)}\n`);
+  ctx.log(JSON.stringify(summary.addedNs, null, 2));
+  return { binDirs: [] };
 }
 
 /** slice_extension value of each patched arm. */
@@ -206,14 +183,6 @@ async function ensurePgbenchDb(c: Cluster, w: ResolvedWorkload, clientBin: strin
     if (r.status !== 0) throw new UserError(`pgbench -i in cluster ${c.name} failed (exit ${r.status}): ${r.stderr.trim()}`);
   }
   return c.query("SELECT count(*) FROM pgbench_accounts", db);
-}
-
-/** A whole-number option of parseArgs values, at least `min`, or a UserError naming it. */
-function wholeOption(values: object, name: string, min: number): number {
-  const v = (values as Record<string, unknown>)[name];
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new UserError(`--${name}: expected a whole number ≥ ${min}, found ${JSON.stringify(v)}`);
-  return n;
 }
 
 /** The baseline and patched bin directories: as given, or built from Debian's PostgreSQL 18 source. */
@@ -259,13 +228,13 @@ function costRow(block: number, warmup: boolean, position: number, arm: string, 
 }
 
 /** One line per comparison of a patch-cost analysis, and what the observed spread would need. */
-function printCost(comparisons: CostAnalysis["comparisons"], unit: "blocks" | "rounds"): void {
+function printCost(comparisons: CostAnalysis["comparisons"], unit: "blocks" | "rounds", log: (l: string) => void): void {
   for (const c of comparisons) {
     const f4 = (x: number) => x.toFixed(4);
-    process.stdout.write(
+    log(
       `${c.arm} / ${c.reference}: ${f4(c.ratio)}, 95% CI ${f4(c.ci95[0])}–${f4(c.ci95[1])} (cost ${c.costPct.toFixed(2)}%, CI ${c.costCiPct[0].toFixed(2)}–${c.costCiPct[1].toFixed(2)}%; ${c.pairs} ${unit}, per-${unit.slice(0, -1)} sd ${(c.sdLogPerPair * 100).toFixed(2)}%)` +
         (c.verdict ? ` — goal cost ≤ ${PATCH_GOAL_PCT}%: ${c.verdict} (${c.reason})` : "") +
-        `\n  ${unit} needed at this spread: ${c.pairsNeeded.pairsIfNoEffect80} for 80% power if the cost were 0 (≈ ${c.pairsNeeded.minutesIfNoEffect80.toFixed(0)} min), ${c.pairsNeeded.pairsAtEstimate} to resolve this estimate; unpaired half-width would be ±${c.unpairedHalfWidthPct.toFixed(2)}%\n`,
+        `\n  ${unit} needed at this spread: ${c.pairsNeeded.pairsIfNoEffect80} for 80% power if the cost were 0 (≈ ${c.pairsNeeded.minutesIfNoEffect80.toFixed(0)} min), ${c.pairsNeeded.pairsAtEstimate} to resolve this estimate; unpaired half-width would be ±${c.unpairedHalfWidthPct.toFixed(2)}%`,
     );
   }
 }
@@ -277,55 +246,30 @@ function printCost(comparisons: CostAnalysis["comparisons"], unit: "blocks" | "r
  * runs in blocks holding every arm once in a balanced (Williams) order, and the
  * paired analysis of ln(tps arm / tps baseline) within blocks.
  */
-async function pgbench(argv: string[]): Promise<void> {
+export async function pgbench(ctx: DriverContext): Promise<DriverResult> {
   const ncpu = cpus().length;
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      blocks: { type: "string", default: "48" },
-      "warmup-blocks": { type: "string", default: "1" },
-      duration: { type: "string", default: "10" },
-      clients: { type: "string", default: String(2 * ncpu) },
-      threads: { type: "string", default: String(ncpu) },
-      scale: { type: "string", default: "10" },
-      arms: { type: "string", default: "baseline,off,on" },
-      order: { type: "string", default: "balanced" },
-      seed: { type: "string", default: "20261130" },
-      "settle-ms": { type: "string", default: "500" },
-      "baseline-bin": { type: "string" },
-      "patched-bin": { type: "string" },
-      out: { type: "string" },
-      json: { type: "boolean", default: false },
-    },
-  });
-  const whole = (name: string, min: number): number => wholeOption(values, name, min);
-  const blocks = whole("blocks", 2);
-  const warmupBlocks = whole("warmup-blocks", 0);
-  const settleMs = whole("settle-ms", 0);
-  const seed = whole("seed", 0);
-  whole("duration", 1);
-  const arms = values.arms!.split(",").map((a) => a.trim());
-  for (const a of arms) if (!(a in ARM_SETTING)) throw new UserError(`--arms: expected names among baseline, off, on, found ${JSON.stringify(a)}`);
-  if (!arms.includes("baseline") || arms.length < 2) throw new UserError(`--arms: expected baseline and at least one of off, on, found ${values.arms}`);
-  const design = values.order as OrderDesign;
-  if (design !== "balanced" && design !== "random") throw new UserError(`--order: expected balanced or random, found ${JSON.stringify(values.order)}`);
-  const log = (l: string) => {
-    if (!values.json) process.stderr.write(`patch-cost: ${l}\n`);
-  };
+  const p = paramReader(ctx.params);
+  const blocks = p.int("blocks");
+  const warmupBlocks = p.int("warmup_blocks");
+  const settleMs = p.int("settle_ms");
+  const seed = p.int("seed");
+  const arms = p.list("arms")!;
+  const design = p.str("order") as OrderDesign;
+  const log = (l: string) => ctx.log(`patch-cost: ${l}`);
   if (blocks % balancedCycle(arms.length) !== 0 && design === "balanced") {
-    log(`note: --blocks ${blocks} is not a multiple of ${balancedCycle(arms.length)}: the balanced order is complete only for whole cycles`);
+    log(`note: blocks=${blocks} is not a multiple of ${balancedCycle(arms.length)}: the balanced order is complete only for whole cycles`);
   }
 
-  const { baseBin, patchedBin } = await costBuilds(values["baseline-bin"], values["patched-bin"], log);
+  const { baseBin, patchedBin } = await costBuilds(p.opt("baseline_bin"), p.opt("patched_bin"), log);
   const [w] = resolveWorkloads(loadProtocol("rostedt-2023"), ncpu, {
-    scale: values.scale!,
-    clients: values.clients!,
-    threads: values.threads!,
-    duration: values.duration!,
+    scale: String(p.int("scale")),
+    clients: String(ctx.params.clients ?? 2 * ncpu),
+    threads: String(ctx.params.threads ?? ncpu),
+    duration: String(p.int("duration")),
   });
   if (!w) throw new UserError("protocols/rostedt-2023.json: expected a workload, found none");
   const clients: Clients = { binDir: baseBin };
-  const out = resolve(values.out ?? join(repoRoot(), "data", "runs", `patch-cost-pgbench-${runStamp()}`));
+  const out = ctx.out;
   const rawDir = join(out, "raw");
   mkdirSync(rawDir, { recursive: true });
   const orders = blockOrders(arms, blocks, design, seed);
@@ -402,12 +346,9 @@ async function pgbench(argv: string[]): Promise<void> {
   }
   const analysis = { kind: "slicelab-patch-cost-pgbench-analysis", record: out, started, ended: new Date().toISOString(), loadAverageEnd: loadAverage(), ...analyseCost(rows, arms) };
   writeFileAtomic(join(out, "analysis.json"), `${JSON.stringify(analysis, null, 2)}\n`);
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify(analysis, null, 2)}\n`);
-    return;
-  }
-  printCost(analysis.comparisons, "blocks");
-  process.stdout.write(`load average at the end: ${analysis.loadAverageEnd.join(" ")} on ${ncpu} CPUs; record ${out}\n`);
+  printCost(analysis.comparisons, "blocks", ctx.log);
+  ctx.log(`load average at the end: ${analysis.loadAverageEnd.join(" ")} on ${ncpu} CPUs; record ${out}`);
+  return { binDirs: [baseBin, patchedBin] };
 }
 
 /**
@@ -420,62 +361,29 @@ async function pgbench(argv: string[]): Promise<void> {
  * transaction. The A/A arm measures what the design itself contributes (cluster placement,
  * launch order, scheduler fairness): its interval is the floor for every other arm.
  */
-async function pgbenchConcurrent(argv: string[]): Promise<void> {
+export async function pgbenchConcurrent(ctx: DriverContext): Promise<DriverResult> {
   const ncpu = cpus().length;
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      rounds: { type: "string", default: "40" },
-      "warmup-rounds": { type: "string", default: "1" },
-      duration: { type: "string", default: "10" },
-      clients: { type: "string", default: "2" },
-      scale: { type: "string", default: "10" },
-      arms: { type: "string", default: "baseline,baseline2,off,on" },
-      seed: { type: "string", default: "20261130" },
-      "baseline-bin": { type: "string" },
-      "patched-bin": { type: "string" },
-      out: { type: "string" },
-      json: { type: "boolean", default: false },
-    },
-  });
-  const whole = (name: string, min: number): number => wholeOption(values, name, min);
-  const rounds = whole("rounds", 2);
-  const warmupRounds = whole("warmup-rounds", 0);
-  const seed = whole("seed", 0);
-  whole("duration", 1);
-  whole("clients", 1);
+  const p = paramReader(ctx.params);
+  const rounds = p.int("rounds");
+  const warmupRounds = p.int("warmup_rounds");
+  const seed = p.int("seed");
   const setting: Record<string, string | undefined> = { ...ARM_SETTING, baseline2: undefined };
-  const arms = values.arms!.split(",").map((a) => a.trim());
-  for (const a of arms) if (!(a in setting)) throw new UserError(`--arms: expected names among baseline, baseline2, off, on, found ${JSON.stringify(a)}`);
-  if (!arms.includes("baseline") || arms.length < 2 || new Set(arms).size !== arms.length) {
-    throw new UserError(`--arms: expected baseline and at least one other arm, each once, found ${values.arms}`);
-  }
-  const log = (l: string) => {
-    if (!values.json) process.stderr.write(`patch-cost: ${l}\n`);
-  };
-  const { baseBin, patchedBin } = await costBuilds(values["baseline-bin"], values["patched-bin"], log);
+  const arms = p.list("arms")!;
+  const log = (l: string) => ctx.log(`patch-cost: ${l}`);
+  const { baseBin, patchedBin } = await costBuilds(p.opt("baseline_bin"), p.opt("patched_bin"), log);
   const [w] = resolveWorkloads(loadProtocol("rostedt-2023"), ncpu, {
-    scale: values.scale!,
-    clients: values.clients!,
+    scale: String(p.int("scale")),
+    clients: String(p.int("clients")),
     threads: "1",
-    duration: values.duration!,
+    duration: String(p.int("duration")),
   });
   if (!w) throw new UserError("protocols/rostedt-2023.json: expected a workload, found none");
   const clients: Clients = { binDir: baseBin };
   const binOf = (arm: string) => (setting[arm] === undefined ? baseBin! : patchedBin!);
-  const out = resolve(values.out ?? join(repoRoot(), "data", "runs", `patch-cost-concurrent-${runStamp()}`));
+  const out = ctx.out;
   const rawDir = join(out, "raw");
   mkdirSync(rawDir, { recursive: true });
-  const rng = createRng(seed);
-  const shuffle = (xs: string[]): string[] => {
-    const a = [...xs];
-    for (let i = a.length - 1; i > 0; i--) {
-      const j = rng.index(i + 1);
-      [a[i], a[j]] = [a[j]!, a[i]!];
-    }
-    return a;
-  };
-  const launchOrders = Array.from({ length: warmupRounds + rounds }, () => shuffle(arms));
+  const launchOrders = blockOrders(arms, warmupRounds + rounds, "random", seed);
   const started = new Date().toISOString();
   const provenance = {
     ...costProvenance("slicelab-patch-cost-concurrent", started, baseBin, patchedBin, clients),
@@ -549,12 +457,9 @@ async function pgbenchConcurrent(argv: string[]): Promise<void> {
     ...analyseCost(rows, arms),
   };
   writeFileAtomic(join(out, "analysis.json"), `${JSON.stringify(analysis, null, 2)}\n`);
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify(analysis, null, 2)}\n`);
-    return;
-  }
-  printCost(analysis.comparisons, "rounds");
-  process.stdout.write(`load average at the end: ${analysis.loadAverageEnd.join(" ")} on ${ncpu} CPUs; record ${out}\n`);
+  printCost(analysis.comparisons, "rounds", ctx.log);
+  ctx.log(`load average at the end: ${analysis.loadAverageEnd.join(" ")} on ${ncpu} CPUs; record ${out}`);
+  return { binDirs: [baseBin, patchedBin] };
 }
 
 /** utime+stime of the postmaster's reaped children (backends that exited), in clock ticks. */
@@ -587,21 +492,18 @@ function postmasterPid(c: Cluster): number {
   return Number(readFileSync(join(c.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
 }
 
-async function pgbenchCpu(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { rounds: { type: "string" }, transactions: { type: "string" }, scale: { type: "string" }, seed: { type: "string" }, out: { type: "string" } },
-  });
-  const rounds = Number(values.rounds ?? 10);
-  const tx = Number(values.transactions ?? 50000);
-  const scale = Number(values.scale ?? 10);
-  const seed = Number(values.seed ?? 20261130);
-  const out = values.out ?? join(repoRoot(), "data", "runs", "patch-cost-cpu");
+export async function pgbenchCpu(ctx: DriverContext): Promise<DriverResult> {
+  const p = paramReader(ctx.params);
+  const rounds = p.int("rounds");
+  const tx = p.int("transactions");
+  const scale = p.int("scale");
+  const seed = p.int("seed");
+  const out = ctx.out;
   const ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
-  const src = await fetchDebianSource("18");
-  const log = (l: string) => process.stderr.write(`patch-cost-cpu: ${l}\n`);
-  const base = await buildPostgres(src, "baseline", { log });
-  const patched = await buildPostgres(src, "patched", { log });
+  const log = (l: string) => ctx.log(`patch-cost-cpu: ${l}`);
+  const { baseBin, patchedBin } = await costBuilds(p.opt("baseline_bin"), p.opt("patched_bin"), log);
+  const base = { binDir: baseBin };
+  const patched = { binDir: patchedBin };
   const settings = { max_connections: 20 };
   const cb = await startCluster({ binDir: base.binDir, name: "cost-cpu-baseline", settings });
   const cp = await startCluster({ binDir: patched.binDir, name: "cost-cpu-patched", settings });
@@ -613,14 +515,9 @@ async function pgbenchCpu(argv: string[]): Promise<void> {
     for (const c of [cb, cp]) {
       execFileSync(join(base.binDir, "pgbench"), ["-h", c.socketDir, "-p", String(c.port), "-U", "slicelab", "-i", "-s", String(scale), "-q", "postgres"], { stdio: "ignore" });
     }
-    const rng = createRng(seed);
+    const orders = blockOrders([...arms], rounds + 1, "random", seed);
     for (let r = 0; r < rounds + 1; r++) {
-      const order = [...arms];
-      for (let i = order.length - 1; i > 0; i--) {
-        const j = rng.index(i + 1);
-        [order[i], order[j]] = [order[j]!, order[i]!];
-      }
-      for (const arm of order) {
+      for (const arm of orders[r]!) {
         const c = arm === "baseline" ? cb : cp;
         if (arm !== "baseline") {
           await c.query(`ALTER SYSTEM SET slice_extension = '${arm === "on" ? "all" : "off"}'`);
@@ -665,7 +562,7 @@ async function pgbenchCpu(argv: string[]): Promise<void> {
   const by = (a: string) => measured.filter((x) => x.arm === a).map((x) => x.cpuUsPerTransaction as number);
   const pairedPct = (a: string) => {
     const base = new Map(measured.filter((x) => x.arm === "baseline").map((x) => [x.round, x.cpuUsPerTransaction as number]));
-    return paired(measured.filter((x) => x.arm === a).map((x) => ((x.cpuUsPerTransaction as number) / base.get(x.round as number)! - 1) * 100));
+    return pairedMean(measured.filter((x) => x.arm === a).map((x) => ((x.cpuUsPerTransaction as number) / base.get(x.round as number)! - 1) * 100));
   };
   const summary = {
     kind: "slicelab-patch-cost-cpu",
@@ -693,21 +590,6 @@ async function pgbenchCpu(argv: string[]): Promise<void> {
   };
   writeFileAtomic(join(out, "runs.jsonl"), rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
   writeFileAtomic(join(out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
-  process.stdout.write(`${JSON.stringify(summary.pairedPct, null, 2)}\n`);
-}
-
-const [what, ...rest] = process.argv.slice(2);
-try {
-  if (what === "micro") await micro(rest);
-  else if (what === "pgbench") await pgbench(rest);
-  else if (what === "pgbench-cpu") await pgbenchCpu(rest);
-  else if (what === "pgbench-concurrent") await pgbenchConcurrent(rest);
-  else {
-    process.stderr.write("usage: node dist/scripts/bench-patch-cost.js micro|pgbench|pgbench-cpu|pgbench-concurrent [options] (see the comment at the top of scripts/bench-patch-cost.ts)\n");
-    process.exit(2);
-  }
-} catch (err) {
-  if (!(err instanceof UserError)) throw err;
-  process.stderr.write(`bench-patch-cost: ${err.message}\n`);
-  process.exit(2);
+  ctx.log(JSON.stringify(summary.pairedPct, null, 2));
+  return { binDirs: [baseBin, patchedBin] };
 }

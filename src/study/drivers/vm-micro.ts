@@ -1,6 +1,7 @@
 /**
- * Experiments run inside the VM, with their results written under
- * data/runs/vm-<kind>-<stamp>/ with provenance that says VM and TCG/KVM.
+ * The micro-benchmark A/B inside the kit's VM (study vm-micro; also `slicelab vm micro`), its
+ * results with provenance that says VM and TCG/KVM: raw/, provenance.json, runs.json,
+ * comparison.json.
  *
  * The micro-benchmark A/B: one boot per kernel command line; inside, the kit's
  * own `slicelab micro run` alternates extension off/on (ABBA order, so a slow
@@ -8,16 +9,20 @@
  * JSON comes back through the shared directory. The comparison of throughput
  * on vs off uses the kit's statistics (Welch t, percentile bootstrap).
  */
-import { existsSync, readFileSync, readdirSync, copyFileSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, copyFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { buildMicro, type MicroRun } from "../micro/driver.js";
-import { compareSamples, type Comparison } from "../stats/compare.js";
-import { kitInfo, hostInfo } from "../bench/provenance.js";
-import { UserError } from "../util/errors.js";
-import { writeFileAtomic } from "../util/fs.js";
-import { repoRoot } from "../util/paths.js";
-import { sha256File } from "../kernel/fetch.js";
-import { runVm, type VmResult } from "./qemu.js";
+import { buildMicro, type MicroRun } from "../../micro/driver.js";
+import { compareSamples, type Comparison } from "../../stats/compare.js";
+import { kitInfo, hostInfo } from "../../bench/provenance.js";
+import { UserError } from "../../util/errors.js";
+import { freshRawDir, writeFileAtomic } from "../../util/fs.js";
+import { repoRoot } from "../../util/paths.js";
+import { sha256File } from "../../kernel/fetch.js";
+import { runVm, type VmResult } from "../../vm/qemu.js";
+import { cachedKernel } from "../../kernel/ensure.js";
+import { utcStamp } from "../../record/format.js";
+import { paramReader } from "../params.js";
+import type { DriverContext, DriverResult } from "./index.js";
 
 export interface MicroAbOptions {
   kernel: string;
@@ -97,11 +102,8 @@ export async function runMicroAbInVm(o: MicroAbOptions): Promise<MicroAbResult> 
   const durationS = o.durationS ?? 5;
   // Compile on the host: the guest sees the same cache through the shared root.
   const micro = await buildMicro();
-  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "Z");
-  const dir = o.outDir ?? join(repoRoot(), "data", "runs", `vm-micro-${stamp}`);
-  const raw = join(dir, "raw");
-  mkdirSync(raw, { recursive: true });
-  if (readdirSync(raw).length > 0) throw new UserError(`${raw}: not empty; choose a new --out directory`);
+  const dir = o.outDir ?? join(repoRoot(), "data", "runs", `vm-micro-${utcStamp()}`);
+  const raw = freshRawDir(dir);
   const order = abbaOrder(reps);
   const cli = join(repoRoot(), "bin", "slicelab.js");
   const lines = order.map((ext, i) => {
@@ -162,4 +164,29 @@ export async function runMicroAbInVm(o: MicroAbOptions): Promise<MicroAbResult> 
     rows,
     comparison,
   };
+}
+
+/** The study driver: the A/B with the study's parameters, into the record's out/. */
+export async function vmMicro(ctx: DriverContext): Promise<DriverResult> {
+  const p = paramReader(ctx.params);
+  const rec = cachedKernel();
+  if (!rec) throw new UserError("no built kernel in the cache: run `slicelab kernel fetch && slicelab kernel configure && slicelab kernel build`");
+  const r = await runMicroAbInVm({
+    kernel: rec.bzImage,
+    kernelVersion: rec.version,
+    configSha256: rec.configSha256,
+    cpus: p.int("cpus"),
+    memMiB: p.int("mem_mib"),
+    append: p.opt("append"),
+    reps: p.int("reps"),
+    threads: p.int("threads"),
+    hogs: p.int("hogs"),
+    csNs: p.int("cs_ns"),
+    durationS: p.int("duration"),
+    outDir: ctx.out,
+  });
+  ctx.log(`${r.rows.length} runs (${r.vm.accel.toUpperCase()}${r.vm.accel !== "kvm" ? ": emulated CPU, functional evidence only" : ""})`);
+  if (r.comparison) ctx.log(`throughput on vs off: ${r.comparison.welch.differencePct.toFixed(1)} %; ${r.comparison.verdict}`);
+  if (r.vm.exitStatus !== 0) throw new UserError(`the VM's command exited ${r.vm.exitStatus ?? "without a status"}`);
+  return { binDirs: [] };
 }

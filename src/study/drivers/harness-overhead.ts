@@ -4,12 +4,12 @@
 //         output file, load averages, slice-extension query, parsing), and
 //   hand  by a shell in a session of its own, as from a terminal:
 //         `setsid -w /bin/sh -c 'exec pgbench … > FILE 2>&1'`, after the same settings query the
-//         kit makes before a run (so that with --concurrent both pgbench start together),
+//         kit makes before a run (so that with concurrent=true both pgbench start together),
 // against ONE running cluster, in pairs whose order alternates kit,hand / hand,kit (ABBA), after one
 // discarded warm-up pair. Both arms get the same argv (toolCommand), environment, stdin (/dev/null)
 // and server state; during the warm-up pair the script reads both pgbench processes' attributes
 // from /proc (nice, autogroup, cgroup, affinity, session, environment, limits, fds) and records every
-// difference. With --restart both arms restart the cluster before each run (as `bench run` does).
+// difference. With restart=true both arms restart the cluster before each run (as `bench run` does).
 //
 // It prints and records
 //   - tps kit / by hand: geometric mean of the per-pair ratios, 95% t interval from the paired log
@@ -19,34 +19,34 @@
 //     over the run's wall time (the whole measureWorkload call, so it includes the kit's work just
 //     before and after pgbench): PASS when every run is below 1%.
 //
-// With --concurrent the two arms of every measured pair run AT THE SAME TIME against the cluster
+// With concurrent=true the two arms of every measured pair run AT THE SAME TIME against the cluster
 // (launch order alternating), so that the host's changes of speed, which on a shared machine move
 // tps by 10-30% between consecutive 10 s runs, hit both arms together: the ratio then measures
 // only what differs between the two ways of running pgbench (the warm-up pair, which reads the
 // process attributes, still runs one arm after the other).
 //
-// usage: node dist/scripts/bench-overhead.js [--pairs N] [--duration S] [--clients N] [--threads N]
-//          [--scale N] [--restart | --concurrent] [--cpu N] [--cluster NAME] [--out DIR] [--json]
-// (--cluster: the cluster's name under the work directory; default overhead-rostedt-2023-HASH)
+// Run: `slicelab study run harness-overhead [--param pairs=N] [--param duration=S] [--param clients=N]
+//   [--param threads=N] [--param scale=N] [--param restart=true | --param concurrent=true] [--param cpu=N]
+//   [--param cluster=NAME]` (the parameters: src/study/drivers/index.ts; cluster: the cluster's name
+//   under the work directory, default overhead-rostedt-2023-HASH).
 //
-// With --cpu N the script first pins itself, all its threads, and so everything it starts (the
+// With cpu=N the driver first pins itself, all its threads, and so everything it starts (the
 // cluster, both pgbench, psql), to CPU N (`taskset -a -p -c N`). On this 2-CPU host the placement
 // of some 36 tasks on two CPUs, decided afresh in every run, moved one pgbench's tps against the
 // other's by 8-11% per pair; on one CPU that spread fell to about 2%. It is also the harsher test:
 // every cycle the kit spends is taken from the CPU pgbench and the server run on.
-// Record: data/runs/overhead-<UTC stamp>/ (or --out): provenance.json, runs.jsonl, analysis.json,
-// raw/ (every pgbench output). Run it on a quiet machine: see REPRODUCE.md.
+// Record: the study record's out/: provenance.json, runs.jsonl, analysis.json, raw/ (every pgbench
+// output). Run it on a quiet machine: see REPRODUCE.md.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { cpus } from "node:os";
-import { join, relative, resolve } from "node:path";
-import { parseArgs } from "node:util";
-import { debianBinDir } from "../src/postgres/binaries.js";
-import { addShutdownHook, startCluster, type Cluster } from "../src/postgres/cluster.js";
-import { loadProtocol, resolveWorkloads } from "../src/bench/protocol.js";
-import { measureWorkload, clusterNameFor, sliceExtensionSettings, workloadTiming } from "../src/bench/series.js";
-import { clientVersions, parseToolOutput, toolCommand } from "../src/bench/tools.js";
-import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo } from "../src/bench/provenance.js";
+import { join, relative } from "node:path";
+import { debianBinDir } from "../../postgres/binaries.js";
+import { addShutdownHook, startCluster, type Cluster } from "../../postgres/cluster.js";
+import { loadProtocol, resolveWorkloads } from "../../bench/protocol.js";
+import { measureWorkload, clusterNameFor, sliceExtensionSettings, workloadTiming, type WorkloadTiming } from "../../bench/series.js";
+import { clientVersions, parseToolOutput, toolCommand } from "../../bench/tools.js";
+import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo } from "../../bench/provenance.js";
 import {
   balancedCycle,
   cpuShare,
@@ -56,85 +56,50 @@ import {
   orderEffect,
   pairedRatio,
   resolutionPlan,
-  runStamp,
-} from "../src/bench/overhead.js";
-import { attributeDifferences, cpusAllowed, findDescendant, processAttributes, type ProcessAttributes } from "../src/bench/overhead-probe.js";
-import { UserError } from "../src/util/errors.js";
-import { writeFileAtomic } from "../src/util/fs.js";
-import { repoRoot } from "../src/util/paths.js";
+} from "../../bench/overhead.js";
+import { attributeDifferences, cpusAllowed, findDescendant, processAttributes, type ProcessAttributes } from "../../bench/overhead-probe.js";
+import { UserError } from "../../util/errors.js";
+import { writeFileAtomic } from "../../util/fs.js";
+import { paramReader } from "../params.js";
+import type { DriverContext, DriverResult } from "./index.js";
 
 const GOAL_RATIO = 0.99;
 const GOAL_CPU_PCT = 1;
 
-function fail(message: string): never {
-  process.stderr.write(`bench-overhead: ${message}\n`);
-  process.exit(2);
-}
-
-const positive = (name: string, v: string | undefined): number => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new UserError(`--${name}: expected a positive whole number, found ${JSON.stringify(v)}`);
-  return n;
-};
-
 /** Quotes a word for /bin/sh. */
 const shq = (s: string) => (/^[A-Za-z0-9_./=:,+-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);
 
-interface Row {
+interface Row extends WorkloadTiming {
   pair: number;
   warmup: boolean;
   position: number;
   arm: "kit" | "hand";
-  tps: number;
-  started: string;
-  ended: string;
-  seconds: number;
-  load1Before: number;
-  load1After: number;
   /** Kit arm: CPU of this Node process during the measureWorkload call. */
   kitCpuMs?: number;
   kitCpuPct?: number;
   raw: string;
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      pairs: { type: "string", default: "40" },
-      duration: { type: "string", default: "10" },
-      clients: { type: "string", default: "8" },
-      threads: { type: "string", default: "2" },
-      scale: { type: "string", default: "10" },
-      cluster: { type: "string" },
-      restart: { type: "boolean", default: false },
-      concurrent: { type: "boolean", default: false },
-      cpu: { type: "string" },
-      out: { type: "string" },
-      json: { type: "boolean", default: false },
-    },
-  });
-  const pairs = positive("pairs", values.pairs);
-  positive("duration", values.duration);
-  if (pairs < 2) throw new UserError(`--pairs: expected at least 2, found ${pairs}`);
-  if (values.restart && values.concurrent) throw new UserError("--restart and --concurrent: expected one of them, found both (concurrent arms share one running cluster)");
-  const pinned = values.cpu === undefined ? undefined : pinToCpu(values.cpu);
-  const log = (s: string) => {
-    if (!values.json) process.stderr.write(`${s}\n`);
-  };
-  if (pairs % balancedCycle(2) !== 0) log(`note: --pairs ${pairs} is odd: one more kit-first than hand-first pair`);
+export async function run(ctx: DriverContext): Promise<DriverResult> {
+  const p = paramReader(ctx.params);
+  const values = { concurrent: p.bool("concurrent"), restart: p.bool("restart"), duration: String(p.int("duration")) };
+  const pairs = p.int("pairs");
+  const cpuParam = ctx.params.cpu as number | undefined;
+  const pinned = cpuParam === undefined ? undefined : pinToCpu(String(cpuParam));
+  const log = ctx.log;
+  if (pairs % balancedCycle(2) !== 0) log(`note: pairs=${pairs} is odd: one more kit-first than hand-first pair`);
   const binDir = debianBinDir();
   const clients = { binDir };
-  const name = values.cluster ?? clusterNameFor("overhead", "rostedt-2023", binDir);
-  if (!/^[a-z][a-z0-9-]{0,62}$/.test(name)) throw new UserError(`--cluster: expected a name of lower-case letters, digits and '-', found "${name}"`);
+  const name = p.opt("cluster") ?? clusterNameFor("overhead", "rostedt-2023", binDir);
   // The workload is rostedt-2023's select-only pgbench, made small by parameters.
   const [w] = resolveWorkloads(loadProtocol("rostedt-2023"), cpus().length, {
-    duration: values.duration!,
-    clients: values.clients!,
-    threads: values.threads!,
-    scale: values.scale!,
+    duration: values.duration,
+    clients: String(p.int("clients")),
+    threads: String(p.int("threads")),
+    scale: String(p.int("scale")),
   });
   if (!w) throw new UserError("protocols/rostedt-2023.json: expected a workload, found none");
-  const out = resolve(values.out ?? join(repoRoot(), "data", "runs", `overhead-${runStamp()}`));
+  const out = ctx.out;
   const rawDir = join(out, "raw");
   mkdirSync(rawDir, { recursive: true });
   const started = new Date().toISOString();
@@ -214,7 +179,7 @@ async function main(): Promise<void> {
       // pgbench itself (like the kit's) leads its session.
       const cmd = toolCommand(w.tool, clients, cluster, w.database, w.args);
       // The settings check the kit makes before every run (one psql query), made here too: it
-      // lies outside either pgbench's measured window, and with --concurrent it makes both
+      // lies outside either pgbench's measured window, and with concurrent=true it makes both
       // pgbench start together instead of the kit's ~30 ms later (session 3's records).
       await sliceExtensionSettings(cluster, w.database);
       const line = `exec ${[cmd.file, ...cmd.args].map(shq).join(" ")} > ${shq(file)} 2>&1`;
@@ -292,11 +257,11 @@ async function main(): Promise<void> {
         };
       })()
     : undefined;
-  // Wall time of a pair, first start to last end (one run's time with --concurrent, two without).
+  // Wall time of a pair, first start to last end (one run's time with concurrent=true, two without).
   const pairSeconds =
     [...byPair.values()].reduce((s, p) => s + (Math.max(Date.parse(p.kit!.ended), Date.parse(p.hand!.ended)) - Math.min(Date.parse(p.kit!.started), Date.parse(p.hand!.started))) / 1000, 0) /
     byPair.size;
-  // How far apart the two pgbench started (kit − hand, ms): with --concurrent both should start together.
+  // How far apart the two pgbench started (kit − hand, ms): with concurrent=true both should start together.
   const offsets = [...byPair.values()].map((p) => Date.parse(p.kit!.started) - Date.parse(p.hand!.started));
   const startOffsetMs = {
     mean: offsets.reduce((s, x) => s + x, 0) / offsets.length,
@@ -345,10 +310,6 @@ async function main(): Promise<void> {
     processAttributes: { kit: kitProbe ?? null, hand: handProbe ?? null, differences },
   };
   writeFileAtomic(join(out, "analysis.json"), `${JSON.stringify(analysis, null, 2)}\n`);
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify(analysis, null, 2)}\n`);
-    return;
-  }
   const t = analysis.tpsRatio;
   const f4 = (x: number) => x.toFixed(4);
   const diffText = Array.isArray(differences)
@@ -356,7 +317,7 @@ async function main(): Promise<void> {
       ? "none"
       : differences.map((d) => `${d.key}: kit ${JSON.stringify(d.a)} / hand ${JSON.stringify(d.b)}`).join("; ")
     : differences;
-  process.stdout.write(
+  log(
     `tps kit / by hand: ${f4(t.ratio)}, 95% CI ${f4(t.ci95[0])}–${f4(t.ci95[1])} (±${t.halfWidthPct.toFixed(2)}%, ${ratio.n} ${values.concurrent ? "concurrent " : ""}pairs of ${values.duration} s, per-pair sd ${(ratio.sdLog * 100).toFixed(2)}%) — goal ≥ ${GOAL_RATIO}: ${t.verdict} (${t.reason})\n` +
       (withKitCpu
         ? `  with the kit's CPU charged to the kit (concurrent arms share the CPU): ${f4(withKitCpu.ci95[0])}–${f4(withKitCpu.ci95[1])} — goal ≥ ${GOAL_RATIO}: ${withKitCpu.verdict}\n`
@@ -367,19 +328,20 @@ async function main(): Promise<void> {
       `kit CPU per run: mean ${cpu.meanPct.toFixed(3)}%, max ${cpu.maxPct.toFixed(3)}% of one core (${analysis.kitCpu.msPerRun.mean.toFixed(1)} ms per run) — goal < ${GOAL_CPU_PCT}%: ${analysis.kitCpu.verdict}\n` +
       `CPUs: ${pinned === undefined ? "not pinned" : `everything pinned to CPU ${pinned}`}\n` +
       `pgbench process attributes, kit vs hand: ${diffText === "none" ? "identical" : diffText}\n` +
-      `load average at the end: ${analysis.loadAverageEnd.join(" ")} on ${cpus().length} CPUs; record ${out}\n`,
+      `load average at the end: ${analysis.loadAverageEnd.join(" ")} on ${cpus().length} CPUs; record ${out}`,
   );
+  return { binDirs: [binDir] };
 }
 
 /** Pins this process (every thread) to one CPU; returns the CPU number. */
 function pinToCpu(text: string): number {
   const allowed = parseCpuList(cpusAllowed());
   const n = /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!allowed.includes(n)) throw new UserError(`--cpu: expected one of this process's CPUs (${cpusAllowed()}), found "${text}"`);
+  if (!allowed.includes(n)) throw new UserError(`cpu: expected one of this process's CPUs (${cpusAllowed()}), found "${text}"`);
   const r = spawnSync("taskset", ["-a", "-p", "-c", String(n), String(process.pid)], { encoding: "utf8" });
-  if (r.error) throw new UserError(`--cpu: cannot run taskset (Debian package util-linux): ${r.error.message}`);
-  if (r.status !== 0) throw new UserError(`--cpu: taskset exited with ${r.status}: ${r.stderr.trim()}`);
-  if (cpusAllowed() !== String(n)) throw new UserError(`--cpu: after taskset this process may run on CPUs ${cpusAllowed()}, expected only ${n}`);
+  if (r.error) throw new UserError(`cpu: cannot run taskset (Debian package util-linux): ${r.error.message}`);
+  if (r.status !== 0) throw new UserError(`cpu: taskset exited with ${r.status}: ${r.stderr.trim()}`);
+  if (cpusAllowed() !== String(n)) throw new UserError(`cpu: after taskset this process may run on CPUs ${cpusAllowed()}, expected only ${n}`);
   return n;
 }
 
@@ -401,8 +363,3 @@ function serverCpusAllowed(cluster: Cluster): string {
     return `unknown (${(err as Error).message})`;
   }
 }
-
-main().catch((err: unknown) => {
-  if (err instanceof UserError) fail(err.message);
-  throw err;
-});

@@ -1,0 +1,236 @@
+import { COLLECTOR_NAMES } from "../../collect/index.js";
+import { UserError } from "../../util/errors.js";
+import type { ParamSpec, Params } from "../params.js";
+
+/**
+ * The kit's measurement experiments as study drivers (`"driver": "experiment"` in a study file):
+ * each declares its parameters once (src/study/params.ts parses the study file's and the command
+ * line's), says how many runs and seconds a plan takes, and runs into the record's `out/`
+ * directory, writing the files its records have always held. `slicelab study run NAME` calls them
+ * in-process; the envelope, stamps and analysis are the runner's (src/study/run.ts, analyze.ts).
+ * The specs here load nothing heavy: the implementation is imported when a study runs.
+ */
+
+export interface DriverContext {
+  /** The record's out/ directory (created). */
+  out: string;
+  params: Params;
+  log: (line: string) => void;
+}
+
+export interface DriverResult {
+  /** PostgreSQL bin directories the experiment used (for the record's envelope). */
+  binDirs: string[];
+}
+
+export interface DriverPlan {
+  runs: number;
+  seconds: number;
+  /** The design in a line, for the plan. */
+  text: string;
+}
+
+export interface DriverSpec {
+  name: string;
+  summary: string;
+  params: ParamSpec[];
+  /** Checks across parameters (one line naming the parameters), before anything runs. */
+  validate?: (p: Params) => void;
+  plan: (p: Params) => DriverPlan;
+  /** The file under out/ whose verdicts the study's "script" rule reads. */
+  verdictFile: string;
+  /** The experiment boots the kit's VM itself (the plan checks for QEMU and the kernel image). */
+  bootsVm?: boolean;
+  /** It needs the baseline and patched PostgreSQL 18 builds (built when not given). */
+  needsBuilds?: boolean;
+  load: () => Promise<{ run: (ctx: DriverContext) => Promise<DriverResult> }>;
+}
+
+const n = (p: Params, k: string) => p[k] as number;
+
+const POSTGRES_BIN_PARAMS: ParamSpec[] = [
+  { name: "baseline_bin", kind: "string", doc: "bin directory of the unpatched build (default: built from Debian's PostgreSQL 18 source)" },
+  { name: "patched_bin", kind: "string", doc: "bin directory of the patched build (default: built from the same source)" },
+];
+
+const CLUSTER_NAME = { pattern: /^[a-z][a-z0-9-]{0,62}$/, patternText: "a name of lower-case letters, digits and '-'" };
+
+export const DRIVERS: readonly DriverSpec[] = [
+  {
+    name: "harness-overhead",
+    summary: "the same pgbench -S through the kit's measuring code and by hand, against one cluster, in ABBA pairs",
+    params: [
+      { name: "pairs", kind: "int", default: 40, min: 2, doc: "measured pairs (after one warm-up pair)" },
+      { name: "duration", kind: "int", default: 10, min: 1, doc: "seconds per pgbench run" },
+      { name: "clients", kind: "int", default: 8, min: 1, doc: "pgbench -c" },
+      { name: "threads", kind: "int", default: 2, min: 1, doc: "pgbench -j" },
+      { name: "scale", kind: "int", default: 10, min: 1, doc: "pgbench -i -s" },
+      { name: "cluster", kind: "string", ...CLUSTER_NAME, doc: "the cluster's name under the work directory (default overhead-rostedt-2023-HASH)" },
+      { name: "restart", kind: "bool", default: false, doc: "restart the cluster before every run in both arms" },
+      { name: "concurrent", kind: "bool", default: false, doc: "both arms of a pair at the same time" },
+      { name: "cpu", kind: "int", min: 0, doc: "pin the process and everything it starts to this CPU" },
+    ],
+    validate: (p) => {
+      if (p.restart && p.concurrent) throw new UserError("restart and concurrent: expected one of them, found both (concurrent arms share one running cluster)");
+    },
+    plan: (p) => ({
+      runs: 2 * (n(p, "pairs") + 1),
+      seconds: (n(p, "pairs") + 1) * (p.concurrent ? 1 : 2) * (n(p, "duration") + 1) + 15,
+      text: `${n(p, "pairs")} pairs (+1 warm-up) of ${n(p, "duration")} s, ${p.concurrent ? "both arms at the same time" : "ABBA, one arm after the other"}${p.restart ? ", cluster restarted before every run" : ""}${p.cpu === undefined ? "" : `, pinned to CPU ${String(p.cpu)}`}`,
+    }),
+    verdictFile: "analysis.json",
+    load: () => import("./harness-overhead.js"),
+  },
+  {
+    name: "patch-cost-concurrent",
+    summary: "pgbench -S against baseline, an A/A baseline, patched off and patched all, all at once, in rounds",
+    params: [
+      { name: "rounds", kind: "int", default: 40, min: 2, doc: "measured rounds" },
+      { name: "warmup_rounds", kind: "int", default: 1, min: 0, doc: "discarded rounds first" },
+      { name: "duration", kind: "int", default: 10, min: 1, doc: "seconds per round" },
+      { name: "clients", kind: "int", default: 2, min: 1, doc: "pgbench -c per arm" },
+      { name: "scale", kind: "int", default: 10, min: 1, doc: "pgbench -i -s" },
+      { name: "arms", kind: "list", default: ["baseline", "baseline2", "off", "on"], choices: ["baseline", "baseline2", "off", "on"], doc: "arms (baseline and at least one other)" },
+      { name: "seed", kind: "int", default: 20261130, min: 0, doc: "seed of the launch orders" },
+      ...POSTGRES_BIN_PARAMS,
+    ],
+    validate: (p) => {
+      const arms = p.arms as string[];
+      if (!arms.includes("baseline") || arms.length < 2) throw new UserError(`arms: expected baseline and at least one other arm, each once, found ${arms.join(",")}`);
+    },
+    plan: (p) => ({
+      runs: (n(p, "rounds") + n(p, "warmup_rounds")) * (p.arms as string[]).length,
+      seconds: (n(p, "rounds") + n(p, "warmup_rounds")) * (n(p, "duration") + 1) + 30,
+      text: `${n(p, "rounds")} rounds (+${n(p, "warmup_rounds")} warm-up) of ${n(p, "duration")} s, arms ${(p.arms as string[]).join(", ")} at the same time, launch order shuffled (seed ${n(p, "seed")})`,
+    }),
+    verdictFile: "analysis.json",
+    needsBuilds: true,
+    load: () => import("./patch-cost.js").then((m) => ({ run: m.pgbenchConcurrent })),
+  },
+  {
+    name: "patch-cost-sequential",
+    summary: "pgbench -S, baseline vs patched off / all, one arm after another in balanced blocks, servers kept running",
+    params: [
+      { name: "blocks", kind: "int", default: 48, min: 2, doc: "measured blocks" },
+      { name: "warmup_blocks", kind: "int", default: 1, min: 0, doc: "discarded blocks first" },
+      { name: "duration", kind: "int", default: 10, min: 1, doc: "seconds per run" },
+      { name: "clients", kind: "int", min: 1, doc: "pgbench -c (default 2 × CPUs)" },
+      { name: "threads", kind: "int", min: 1, doc: "pgbench -j (default CPUs)" },
+      { name: "scale", kind: "int", default: 10, min: 1, doc: "pgbench -i -s" },
+      { name: "arms", kind: "list", default: ["baseline", "off", "on"], choices: ["baseline", "off", "on"], doc: "arms (baseline and at least one of off, on)" },
+      { name: "order", kind: "enum", default: "balanced", choices: ["balanced", "random"], doc: "Williams order or shuffled per block" },
+      { name: "seed", kind: "int", default: 20261130, min: 0, doc: "seed of the random order" },
+      { name: "settle_ms", kind: "int", default: 500, min: 0, doc: "pause before each run" },
+      ...POSTGRES_BIN_PARAMS,
+    ],
+    validate: (p) => {
+      const arms = p.arms as string[];
+      if (!arms.includes("baseline") || arms.length < 2) throw new UserError(`arms: expected baseline and at least one of off, on, found ${arms.join(",")}`);
+    },
+    plan: (p) => ({
+      runs: (n(p, "blocks") + n(p, "warmup_blocks")) * (p.arms as string[]).length,
+      seconds: (n(p, "blocks") + n(p, "warmup_blocks")) * (p.arms as string[]).length * (n(p, "duration") + 1 + n(p, "settle_ms") / 1000) + 30,
+      text: `${n(p, "blocks")} blocks (+${n(p, "warmup_blocks")} warm-up) of ${(p.arms as string[]).join(", ")}, ${n(p, "duration")} s runs, ${String(p.order)} order`,
+    }),
+    verdictFile: "analysis.json",
+    needsBuilds: true,
+    load: () => import("./patch-cost.js").then((m) => ({ run: m.pgbench })),
+  },
+  {
+    name: "patch-cost-micro",
+    summary: "the micro-benchmark's CPU ns per uncontended critical section, extension none / off / simulate, shuffled per round",
+    params: [
+      { name: "rounds", kind: "int", default: 30, min: 2, doc: "rounds (each runs the three modes)" },
+      { name: "duration", kind: "number", default: 1, above: 0, doc: "seconds per run" },
+      { name: "seed", kind: "int", default: 20261130, min: 0, doc: "seed of the orders" },
+    ],
+    plan: (p) => ({ runs: 3 * n(p, "rounds"), seconds: 3 * n(p, "rounds") * (n(p, "duration") + 0.2) + 10, text: `${n(p, "rounds")} rounds × none, off, simulate of ${n(p, "duration")} s, one thread` }),
+    verdictFile: "summary.json",
+    load: () => import("./patch-cost.js").then((m) => ({ run: m.micro })),
+  },
+  {
+    name: "patch-cost-cpu",
+    summary: "server CPU time per pgbench -S transaction, baseline vs patched off / all, shuffled per round",
+    params: [
+      { name: "rounds", kind: "int", default: 10, min: 2, doc: "measured rounds (after one warm-up round; the two-sample comparison needs 2)" },
+      { name: "transactions", kind: "int", default: 50000, min: 2, doc: "transactions per run" },
+      { name: "scale", kind: "int", default: 10, min: 1, doc: "pgbench -i -s" },
+      { name: "seed", kind: "int", default: 20261130, min: 0, doc: "seed of the orders" },
+      ...POSTGRES_BIN_PARAMS,
+    ],
+    plan: (p) => ({ runs: 3 * (n(p, "rounds") + 1), seconds: 3 * (n(p, "rounds") + 1) * (n(p, "transactions") / 20000 + 1) + 30, text: `${n(p, "rounds")} rounds (+1 warm-up) × baseline, off, on of ${n(p, "transactions")} transactions` }),
+    verdictFile: "summary.json",
+    needsBuilds: true,
+    load: () => import("./patch-cost.js").then((m) => ({ run: m.pgbenchCpu })),
+  },
+  {
+    name: "collector-cost",
+    summary: "each collector alone in a worker process while pgbench -S runs: its CPU, bytes and sampling",
+    params: [
+      { name: "collect", kind: "list", choices: COLLECTOR_NAMES, doc: "collectors (default: those whose checks pass)" },
+      { name: "reps", kind: "int", default: 3, min: 1, doc: "windows per collector" },
+      { name: "seconds", kind: "number", default: 10, above: 0, doc: "seconds per window" },
+      { name: "clients", kind: "int", default: 4, min: 1, doc: "pgbench -c" },
+      { name: "pg", kind: "int", default: 15, min: 10, doc: "the Debian PostgreSQL major version" },
+    ],
+    plan: (p) => {
+      const k = ((p.collect as string[] | undefined)?.length ?? 4) + 1;
+      return { runs: k * n(p, "reps"), seconds: k * n(p, "reps") * (Math.ceil(n(p, "seconds")) + 10) + 20, text: `${n(p, "reps")} windows of ${n(p, "seconds")} s for none and each of ${(p.collect as string[] | undefined)?.join(", ") ?? "the usable collectors"}` };
+    },
+    verdictFile: "direct-cost.json",
+    load: () => import("./collector-cost.js").then((m) => ({ run: m.collectorCost })),
+  },
+  {
+    name: "collector-overhead",
+    summary: "pgbench -S with each collector off and on, ABBA pairs: the throughput difference",
+    params: [
+      { name: "collect", kind: "list", default: ["perf-lock", "perf-profile", "pg-waits", "ctxsw"], choices: COLLECTOR_NAMES, doc: "collectors" },
+      { name: "pairs", kind: "int", default: 3, min: 1, doc: "off/on pairs per collector" },
+      { name: "seconds", kind: "int", default: 8, min: 1, doc: "seconds per pgbench run" },
+      { name: "clients", kind: "int", default: 4, min: 1, doc: "pgbench -c" },
+    ],
+    plan: (p) => ({ runs: 2 * n(p, "pairs") * (p.collect as string[]).length + 1, seconds: (2 * n(p, "pairs") * (p.collect as string[]).length + 1) * (n(p, "seconds") + 1) + 20, text: `${n(p, "pairs")} off/on pairs of ${n(p, "seconds")} s for each of ${(p.collect as string[]).join(", ")}` }),
+    verdictFile: "overhead.json",
+    load: () => import("./collector-cost.js").then((m) => ({ run: m.collectorOverhead })),
+  },
+  {
+    name: "kernel-build",
+    summary: "kernel build time with a cold and a warm ccache, and the VM's boot-to-command time",
+    params: [
+      { name: "cold", kind: "bool", default: false, doc: "a scratch build with an empty ccache (tens of minutes)" },
+      { name: "warm", kind: "bool", default: false, doc: "a scratch build with the warm ccache" },
+      { name: "boots", kind: "int", default: 3, min: 1, doc: "VM boots to time" },
+      { name: "jobs", kind: "int", min: 1, doc: "make -j (default: CPUs)" },
+    ],
+    plan: (p) => ({ runs: n(p, "boots") + (p.cold ? 1 : 0) + (p.warm ? 1 : 0), seconds: n(p, "boots") * 40 + (p.cold ? 1200 : 0) + (p.warm ? 120 : 0), text: `${n(p, "boots")} boots${p.cold ? ", a cold-ccache build" : ""}${p.warm ? ", a warm-ccache build" : ""}` }),
+    verdictFile: "kernel-build.json",
+    bootsVm: true,
+    load: () => import("./kernel-build.js").then((m) => ({ run: m.kernelBuild })),
+  },
+  {
+    name: "vm-micro",
+    summary: "the micro-benchmark's extension off/on A/B inside the kit's VM, ABBA pairs",
+    params: [
+      { name: "reps", kind: "int", default: 5, min: 1, doc: "off/on pairs" },
+      { name: "threads", kind: "int", default: 4, min: 1, doc: "worker threads" },
+      { name: "hogs", kind: "int", default: 4, min: 0, doc: "CPU hogs" },
+      { name: "cs_ns", kind: "int", default: 2000, min: 0, doc: "critical-section length (ns)" },
+      { name: "duration", kind: "int", default: 5, min: 1, doc: "seconds per run" },
+      { name: "cpus", kind: "int", default: 2, min: 1, doc: "vCPUs" },
+      { name: "mem_mib", kind: "int", default: 2048, min: 256, doc: "guest memory (MiB)" },
+      { name: "append", kind: "string", doc: "extra kernel command line" },
+    ],
+    plan: (p) => ({ runs: 2 * n(p, "reps"), seconds: 40 + 2 * n(p, "reps") * (n(p, "duration") * 2 + 5), text: `${n(p, "reps")} ABBA pairs of off/on, ${n(p, "threads")} threads, ${n(p, "hogs")} hogs, ${n(p, "cs_ns")} ns critical sections, ${n(p, "duration")} s, ${n(p, "cpus")} vCPUs` }),
+    verdictFile: "comparison.json",
+    bootsVm: true,
+    load: () => import("./vm-micro.js").then((m) => ({ run: m.vmMicro })),
+  },
+];
+
+export function driverNames(): string[] {
+  return DRIVERS.map((d) => d.name);
+}
+
+export function driverSpec(name: string): DriverSpec | undefined {
+  return DRIVERS.find((d) => d.name === name);
+}
