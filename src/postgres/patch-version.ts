@@ -74,3 +74,11 @@ export function recordPatchVersion(dir: string, table = readPatchVersions()): Re
   const env = JSON.parse(readFileSync(f, "utf8")) as { postgres?: { patch?: unknown } };
   return patchVersionOfField(env.postgres?.patch, table);
 }
+
+/** Rows "record | patch version | from the envelope" for record directories (names relative to RUNS). */
+export function patchVersionRows(dirs: string[], runs: string, table = readPatchVersions()): string[][] {
+  return dirs.map((d) => {
+    const v = recordPatchVersion(d, table);
+    return [d.startsWith(runs) ? d.slice(runs.length).replace(/^\/+/, "") : d, v.version, v.detail];
+  });
+}
