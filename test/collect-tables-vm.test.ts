@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "../src/util/paths.js";
 import { parseProcLockStat } from "../src/parse/proc-lock-stat.js";
-import { collectedVmSeriesDirs, ctxswRows, lockStatRunRows, pgCounterColumns, rseqSliceRows, topLockClasses, type RseqSliceRow } from "../src/collect/tables.js";
+import { collectedVmSeriesDirs, ctxswRows, lockStatRunRows, pgCounterCells, pgCounterColumns, pgRequestsWritten, rseqSliceRows, topLockClasses, type RseqSliceRow } from "../src/collect/tables.js";
 
 const root = repoRoot();
 
@@ -33,6 +33,13 @@ test("pgCounterColumns: v1's setting counters and v2's function columns, each na
     ["v2", 36, 10, 9, 6, 2, 8, null, null],
   );
   assert.equal(pgCounterColumns({}).pgPatch, null);
+  // the notebook's cells: requests written (v2: holds + re-arms), grants (v2: yielded + expired), yields, lost requests
+  const cells = (c: ReturnType<typeof pgCounterColumns>) => pgCounterCells({ ...c } as RseqSliceRow);
+  assert.deepEqual(cells(v1), ["v1", 6600, 145, 140, 6500]);
+  assert.deepEqual(cells(v2), ["v2", 19, 8, 6, 8]);
+  assert.deepEqual(cells(pgCounterColumns(null)), ["-", "-", "-", "-", "-"]);
+  assert.equal(pgRequestsWritten(v2), 19);
+  assert.equal(pgRequestsWritten(v1), 6600);
   assert.equal(pgCounterColumns(null).pgHolds, null);
 });
 

@@ -375,3 +375,16 @@ export interface LockStatRunRow extends LockClassRow {
 export function lockStatRunRows(dir: string, limit = 10): LockStatRunRow[] {
   return outputsOf(dir, "lockstat").flatMap((r) => topLockClasses(r.output.parsed as LockStat, limit).map((c) => ({ ...base(r), seconds: r.workload.seconds, ...c })));
 }
+
+/** Requests the patch wrote in a row: v1's requests, v2's holds + re-arms; null without counters. */
+export function pgRequestsWritten(r: Pick<RseqSliceRow, "pgPatch" | "pgRequests" | "pgHolds" | "pgRearmed">): number | null {
+  if (r.pgPatch === "v2") return r.pgHolds! + r.pgRearmed!;
+  return r.pgRequests;
+}
+
+/** Notebook 06's five patch-counter cells of a row: version, requests, grants, yields, lost requests ("-" when absent). */
+export function pgCounterCells(r: RseqSliceRow): (string | number)[] {
+  if (r.pgPatch === "v2") return ["v2", pgRequestsWritten(r)!, r.pgGrantedYielded! + r.pgGrantedExpired!, r.pgGrantedYielded!, r.pgDroppedWithoutGrant!];
+  if (r.pgPatch === "v1") return ["v1", r.pgRequests!, r.pgGrants!, r.pgYields!, r.pgRevoked!];
+  return ["-", "-", "-", "-", "-"];
+}

@@ -82,3 +82,14 @@ export function patchVersionRows(dirs: string[], runs: string, table = readPatch
     return [d.startsWith(runs) ? d.slice(runs.length).replace(/^\/+/, "") : d, v.version, v.detail];
   });
 }
+
+/** The patch version of the record that holds PATH (the nearest directory at or above it with a record.json, up to RUNS). */
+export function recordPatchVersionAt(path: string, runs: string, table = readPatchVersions()): RecordPatchVersion {
+  let d = path.replace(/\/+$/, "");
+  const stop = runs.replace(/\/+$/, "");
+  while (d.length > stop.length && d.startsWith(stop)) {
+    if (existsSync(join(d, "record.json"))) return recordPatchVersion(d, table);
+    d = d.slice(0, d.lastIndexOf("/"));
+  }
+  return { version: "unknown", hashes: [], detail: `no record.json at or above ${path} (below ${runs})` };
+}
