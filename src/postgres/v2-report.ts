@@ -5,21 +5,33 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { CheckRecord } from "./check.js";
+import type { VmCheckRecord } from "./check-vm.js";
 import type { HookCostRecord } from "./hook-cost.js";
 import type { LockOpsRecord } from "./lock-ops.js";
 import type { HarnessRun } from "./harness.js";
 
-/** Every data/runs/pg-check/<stamp>/pg<major>/summary.json under RUNS, oldest first. */
+/** Every data/runs/pg-check/<stamp>/pg<major>/summary.json under RUNS (host runs), oldest first. */
 export function readCheckRecords(runs: string): (CheckRecord & { dir: string })[] {
+  return readCheckSummaries<CheckRecord>(runs, "slicelab-pg-check");
+}
+
+/** Every data/runs/pg-check/<stamp>/vm-pg<major>/summary.json under RUNS (`postgres check --vm`), oldest first. */
+export function readVmCheckRecords(runs: string): (VmCheckRecord & { dir: string })[] {
+  return readCheckSummaries<VmCheckRecord>(runs, "slicelab-pg-check-vm");
+}
+
+function readCheckSummaries<T extends { kind: string }>(runs: string, kind: string): (T & { dir: string })[] {
   const root = join(runs, "pg-check");
   if (!existsSync(root)) return [];
-  const out: (CheckRecord & { dir: string })[] = [];
+  const out: (T & { dir: string })[] = [];
   for (const stamp of readdirSync(root).sort()) {
     const d = join(root, stamp);
     if (!existsSync(d) || !/^\d{8}T\d{6}Z$/.test(stamp)) continue;
     for (const sub of readdirSync(d).sort()) {
       const f = join(d, sub, "summary.json");
-      if (existsSync(f)) out.push({ ...(JSON.parse(readFileSync(f, "utf8")) as CheckRecord), dir: join(d, sub) });
+      if (!existsSync(f)) continue;
+      const r = JSON.parse(readFileSync(f, "utf8")) as T;
+      if (r.kind === kind) out.push({ ...r, dir: join(d, sub) });
     }
   }
   return out;
@@ -58,4 +70,18 @@ export function hookCostSentence(r: HookCostRecord): string {
 export function lockOpsSentence(r: LockOpsRecord): string {
   const m = r.perTransaction.mean;
   return `One pgbench -S transaction (${r.workload}) makes ${m.hook_executions!.toFixed(1)} hook executions (range ${r.perTransaction.min.hook_executions!.toFixed(1)}–${r.perTransaction.max.hook_executions!.toFixed(1)}, ${r.perTransaction.pairs} pairs): covered acquires spinlock ${m.acquires_spinlock!.toFixed(2)}, buffer header ${m.acquires_buffer_header!.toFixed(2)}, wait list ${m.acquires_wait_list!.toFixed(2)}, LWLock ${m.acquires_lwlock!.toFixed(2)}; holds begun ${(m.holds_spinlock! + m.holds_buffer_header! + m.holds_wait_list! + m.holds_lwlock!).toFixed(2)}${r.shim ? " (counted on a kernel without the feature through the LD_PRELOAD shim: a count of lock operations, no grants)" : ""}.`;
+}
+
+/** One sentence per `postgres check --vm` record: verdict, scope, where, the probe and the kernel's grants. */
+export function vmCheckSentence(r: VmCheckRecord): string {
+  const ok = r.exitCode === 0 && r.regress !== null && r.regress.failed === 0;
+  const scope = r.schedule.groups === r.schedule.groupsInSchedule ? `the whole parallel schedule (${r.schedule.tests} tests)` : `the first ${r.schedule.groups} of ${r.schedule.groupsInSchedule} groups of the parallel schedule (${r.schedule.tests} tests, up to ${r.schedule.widest} at once)`;
+  const d = r.rseqStatsDelta;
+  const grants = d && d.sgrant !== undefined ? `; the kernel made ${d.sgrant} grants while it ran (rseq/stats sgrant${d.syield !== undefined ? `, ${d.syield} yields` : ""}${d.sexpir !== undefined ? `, ${d.sexpir} expiries` : ""})` : "; rseq/stats was not readable";
+  return (
+    `PostgreSQL ${r.version} with patch ${r.patch.hash} (${r.patch.version}), slice_extension = ${r.setting}, in the VM on ${r.kernel.release ?? r.kernel.version} (${r.vm.accel.toUpperCase()}, ${r.vm.cpus} vCPUs, preempt ${/\(([a-z]+)\)/.exec(r.kernel.preempt ?? "")?.[1] ?? "unknown"}): ` +
+    `make check of ${scope} ${ok ? "passed" : r.timedOut ? "did not finish (timed out)" : "FAILED"} (${r.regress?.verdict ?? "no verdict"}) in ${r.checkSeconds ?? "?"} s of guest time` +
+    `${r.vm.accel === "kvm" ? "" : " (TCG: a functional figure, not a performance one)"}; the probe found the extension ${r.probe?.sliceExtensionUsable ? "usable" : "NOT usable"}` +
+    `${r.serverSaid ? ` and the server logged "${r.serverSaid}"` : ", and the server logged no line about it"}${grants}.`
+  );
 }
