@@ -22,6 +22,7 @@ import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { kitInfo, hostInfo } from "../bench/provenance.js";
 import { sha256File } from "../kernel/fetch.js";
+import { assertBuildAllowed } from "../util/build-guard.js";
 import { ParseError, UserError } from "../util/errors.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { cacheDir, workDir } from "../util/paths.js";
@@ -166,6 +167,7 @@ export async function prepareCheckTree(src: PgSource, o: { cflags?: string; jobs
     say(`reusing the built tree ${tree}`);
     return { ...m, reused: true };
   }
+  assertBuildAllowed(`the make-check tree of PostgreSQL ${src.version} (patched) in ${base}`);
   rmSync(base, { recursive: true, force: true });
   mkdirSync(base, { recursive: true });
   const log = join(base, "build.log");
