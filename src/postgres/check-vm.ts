@@ -168,27 +168,34 @@ export async function prepareCheckTree(src: PgSource, o: { cflags?: string; jobs
     return { ...m, reused: true };
   }
   assertBuildAllowed(`the make-check tree of PostgreSQL ${src.version} (patched) in ${base}`);
-  rmSync(base, { recursive: true, force: true });
-  mkdirSync(base, { recursive: true });
   const log = join(base, "build.log");
-  say(`copying ${src.dir} to ${tree}`);
-  cpSync(src.dir, tree, { recursive: true, filter: (p) => !p.endsWith("/.git") });
-  await applyPatchSeries(tree, src.major);
   const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: "C", CCACHE_BASEDIR: tree, CCACHE_DIR: join(cacheDir(), "postgres", "ccache") };
   const jobs = o.jobs ?? Math.max(1, Math.min(2, cpus().length));
   const configure = [`--prefix=${join(base, "prefix")}`, ...CONFIGURE_OPTIONS, "CC=ccache gcc", ...(o.cflags !== undefined ? [`CFLAGS=${o.cflags}`] : [])];
+  // An interrupted earlier run left a configured tree with the same options: make resumes it.
+  const configured = join(base, "configured.json");
+  const resume = existsSync(configured) && readFileSync(configured, "utf8") === `${JSON.stringify(configure)}\n` && existsSync(join(tree, "config.status"));
   const t0 = Date.now();
-  say(`configure, make -j${jobs}, make temp-install (log: ${log})`);
-  for (const [cmd, args] of [
-    ["./configure", configure],
-    ["make", [`-j${jobs}`, "-s"]],
-    ["make", ["-s", "temp-install"]],
-  ] as const) {
+  const steps: (readonly [string, readonly string[]])[] = [];
+  if (!resume) {
+    rmSync(base, { recursive: true, force: true });
+    mkdirSync(base, { recursive: true });
+    say(`copying ${src.dir} to ${tree}`);
+    cpSync(src.dir, tree, { recursive: true, filter: (p) => !p.endsWith("/.git") });
+    await applyPatchSeries(tree, src.major);
+    steps.push(["./configure", configure]);
+  } else say(`resuming the configured tree ${tree}`);
+  // temp-install from src/test/regress: the installation, the regress directory's checkprep and (17+) the
+  // initdb template; from the top it would also build every contrib module and test module
+  steps.push(["make", [`-j${jobs}`, "-s"]], ["make", ["-C", "src/test/regress", "-s", "temp-install"]]);
+  say(`${resume ? "" : "configure, "}make -j${jobs}, make -C src/test/regress temp-install (log: ${log})`);
+  for (const [cmd, args] of steps) {
     const code = await run(cmd, [...args], tree, log, env);
     if (code !== 0) {
       const tail = readFileSync(log, "utf8").trimEnd().split("\n").slice(-15).join("\n");
       throw new UserError(`${cmd} ${args.join(" ")} (${src.version} patched) failed (exit ${code}); log ${log}\n${tail}`);
     }
+    if (cmd === "./configure") writeFileAtomic(configured, `${JSON.stringify(configure)}\n`);
   }
   const user = await ensurePgUser();
   chownTree(base, user.uid, user.gid);
