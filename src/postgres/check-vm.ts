@@ -28,6 +28,8 @@ import { writeFileAtomic } from "../util/fs.js";
 import { cacheDir, workDir } from "../util/paths.js";
 import { parseProbeOutput, buildProbe, type ProbeReport } from "../vm/probe.js";
 import { runVm, type Accel } from "../vm/qemu.js";
+import { deriveRecord } from "../record/convert.js";
+import { writeRecord } from "../record/format.js";
 import { CONFIGURE_OPTIONS } from "./build.js";
 import { parseRegressOutput, type RegressSummary } from "./check.js";
 import { applyPatchSeries, patchHash } from "./patch.js";
@@ -120,11 +122,11 @@ export function guestCheckScript(o: { tree: string; probe: string; user: string;
   ].join("\n");
 }
 
-function run(cmd: string, args: string[], cwd: string, log: string, env: NodeJS.ProcessEnv): Promise<number> {
+function run(cmd: string, args: string[], cwd: string, log: string, env: NodeJS.ProcessEnv, as?: { uid: number; gid: number }): Promise<number> {
   return new Promise((res, reject) => {
     const fd = openSync(log, "a");
     writeSync(fd, `\n$ (cd ${cwd} && ${cmd} ${args.join(" ")})\n`);
-    const child = spawn("nice", ["-n", "10", cmd, ...args], { cwd, env, stdio: ["ignore", fd, fd] });
+    const child = spawn("nice", ["-n", "10", cmd, ...args], { cwd, env, stdio: ["ignore", fd, fd], uid: as?.uid, gid: as?.gid });
     child.on("error", (err) => {
       closeSync(fd);
       reject(new UserError(`cannot run ${cmd}: ${err.message}`));
@@ -188,19 +190,22 @@ export async function prepareCheckTree(src: PgSource, o: { cflags?: string; jobs
   // temp-install from src/test/regress: the installation, the regress directory's checkprep and (17+) the
   // initdb template; from the top it would also build every contrib module and test module
   steps.push(["make", [`-j${jobs}`, "-s"]], ["make", ["-C", "src/test/regress", "-s", "temp-install"]]);
+  // initdb (the template) refuses root: temp-install runs as the cluster user, on a tree it owns
+  const user = await ensurePgUser();
   say(`${resume ? "" : "configure, "}make -j${jobs}, make -C src/test/regress temp-install (log: ${log})`);
   for (const [cmd, args] of steps) {
-    const code = await run(cmd, [...args], tree, log, env);
+    const asUser = args.includes("temp-install");
+    if (asUser) chownTree(base, user.uid, user.gid);
+    const code = await run(cmd, [...args], tree, log, asUser ? { PATH: process.env.PATH, LC_ALL: "C", HOME: "/tmp" } : env, asUser ? user : undefined);
     if (code !== 0) {
       const tail = readFileSync(log, "utf8").trimEnd().split("\n").slice(-15).join("\n");
       throw new UserError(`${cmd} ${args.join(" ")} (${src.version} patched) failed (exit ${code}); log ${log}\n${tail}`);
     }
     if (cmd === "./configure") writeFileAtomic(configured, `${JSON.stringify(configure)}\n`);
   }
-  const user = await ensurePgUser();
-  chownTree(base, user.uid, user.gid);
   const built: CheckTree = { tree, patch: hash, configure, buildSeconds: Math.round((Date.now() - t0) / 1000), reused: false };
   writeFileAtomic(marker, `${JSON.stringify(built, null, 2)}\n`);
+  chownTree(base, user.uid, user.gid);
   return built;
 }
 
@@ -354,4 +359,14 @@ export async function runMakeCheckInVm(src: PgSource, o: VmCheckOptions): Promis
   writeFileAtomic(join(o.out, "summary.json"), `${JSON.stringify({ ...record, host: { ...hostInfo(), ...record.host } }, null, 2)}\n`);
   rmSync(shared, { recursive: true, force: true });
   return record;
+}
+
+/** record.json for a stamp directory holding one or more VM check records (study pg-check, environment VM). */
+export function writeVmCheckEnvelope(stampDir: string, r: VmCheckRecord, command: string[]): void {
+  const rec = deriveRecord(stampDir);
+  rec.study = "pg-check";
+  rec.title = `make check of the patched PostgreSQL ${r.version} inside the VM (7.2, ${r.vm.accel.toUpperCase()}), slice_extension = ${r.setting}`;
+  rec.environment = { kind: "vm", detail: `the kit's VM: QEMU ${r.vm.accel.toUpperCase()} (${r.vm.accelReason}), ${r.vm.cpus} vCPUs, ${r.vm.memMiB} MiB, kernel ${r.kernel.release ?? r.kernel.version}, ${r.vmSeconds} s in all` };
+  rec.command = command;
+  writeRecord(stampDir, rec);
 }

@@ -5,7 +5,7 @@ import { resolveSource, type PgSource } from "../../postgres/source.js";
 import { checkPatchSeries, patchHash, readPatchSeries } from "../../postgres/patch.js";
 import { BUILD_VARIANTS, buildPostgres, type BuildVariant } from "../../postgres/build.js";
 import { runMakeCheck, utcStamp } from "../../postgres/check.js";
-import { runMakeCheckInVm } from "../../postgres/check-vm.js";
+import { runMakeCheckInVm, writeVmCheckEnvelope } from "../../postgres/check-vm.js";
 import { cachedKernel } from "../../kernel/ensure.js";
 import type { Accel } from "../../vm/qemu.js";
 import { measureHookCost } from "../../postgres/hook-cost.js";
@@ -217,6 +217,8 @@ export const postgresCommand: Command = {
           out,
           log,
         });
+        // the default layout is a record: data/runs/pg-check/<stamp>/vm-pg<major>/ with record.json at <stamp>/
+        if (values.out === undefined) writeVmCheckEnvelope(join(out, ".."), r, ["slicelab", "postgres", ...argv]);
         if (values.json) printJson({ out, ...r });
         else {
           process.stdout.write(
