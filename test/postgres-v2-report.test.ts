@@ -68,3 +68,21 @@ test("VM make-check sentence: scope, TCG caveat, probe, server line and the kern
   assert.match(bad, /NOT usable/);
   assert.match(bad, /rseq\/stats was not readable/);
 });
+
+import { seriesCellCounters } from "../src/postgres/v2-report.js";
+import { repoRoot } from "../src/util/paths.js";
+
+test("seriesCellCounters on the committed v2 mode × extension record: off cells request nothing, all cells count v2 holds", () => {
+  const cells = seriesCellCounters(join(repoRoot(), "data/runs/dipietro-2026/20261201T223016Z"));
+  assert.equal(cells.length, 4);
+  for (const c of cells) {
+    assert.equal(c.patch, "v2", c.cell);
+    assert.ok(c.runs >= 2 && c.meanTps > 0, c.cell);
+    if (c.cell.endsWith("extension-off")) assert.equal(c.counters.pgHolds, 0, c.cell);
+    else {
+      assert.ok(c.counters.pgHolds! > 0, c.cell);
+      // every outermost hold is also an acquire
+      assert.ok(c.counters.pgAcquires! >= c.counters.pgHolds!, c.cell);
+    }
+  }
+});

@@ -9,6 +9,7 @@ import type { VmCheckRecord } from "./check-vm.js";
 import type { HookCostRecord } from "./hook-cost.js";
 import type { LockOpsRecord } from "./lock-ops.js";
 import type { HarnessRun } from "./harness.js";
+import { pgCounterColumns } from "../collect/tables.js";
 
 /** Every data/runs/pg-check/<stamp>/pg<major>/summary.json under RUNS (host runs), oldest first. */
 export function readCheckRecords(runs: string): (CheckRecord & { dir: string })[] {
@@ -84,4 +85,34 @@ export function vmCheckSentence(r: VmCheckRecord): string {
     `${r.vm.accel === "kvm" ? "" : " (TCG: a functional figure, not a performance one)"}; the probe found the extension ${r.probe?.sliceExtensionUsable ? "usable" : "NOT usable"}` +
     `${r.serverSaid ? ` and the server logged "${r.serverSaid}"` : ", and the server logged no line about it"}${grants}.`
   );
+}
+
+/** One cell of a series record (mode × extension): its measured runs' mean tps and the patch's counters summed. */
+export interface SeriesCellCounters {
+  cell: string;
+  runs: number;
+  meanTps: number;
+  /** Sums over the runs of the patch's counters (v1 or v2 columns, pgCounterColumns). */
+  counters: Record<string, number>;
+  patch: "v1" | "v2" | null;
+}
+
+/** The cells of DIR/series (results.jsonl and runs/ID/result.json): tps and the patch's counters per cell. */
+export function seriesCellCounters(dir: string): SeriesCellCounters[] {
+  const series = join(dir, "series");
+  const lines = readFileSync(join(series, "results.jsonl"), "utf8").split("\n").filter((l) => l.trim() !== "");
+  const by = new Map<string, SeriesCellCounters>();
+  for (const l of lines) {
+    const r = JSON.parse(l) as { id: string; variant: string; warmup: boolean; tps: number; workload: string };
+    if (r.warmup) continue;
+    const result = JSON.parse(readFileSync(join(series, "runs", r.id, "result.json"), "utf8")) as { workloads: { workload: string; sliceExtension?: { countersDelta: Record<string, number> } }[] };
+    const delta = result.workloads.find((w) => w.workload === r.workload)?.sliceExtension?.countersDelta;
+    const cols = pgCounterColumns(delta);
+    const c = by.get(r.variant) ?? { cell: r.variant, runs: 0, meanTps: 0, counters: {}, patch: cols.pgPatch };
+    c.meanTps = (c.meanTps * c.runs + r.tps) / (c.runs + 1);
+    c.runs++;
+    for (const [k, v] of Object.entries(cols)) if (typeof v === "number") c.counters[k] = (c.counters[k] ?? 0) + v;
+    by.set(r.variant, c);
+  }
+  return [...by.values()].sort((a, b) => a.cell.localeCompare(b.cell));
 }
