@@ -31,6 +31,8 @@ test("patchVersionOfField: per-variant hashes, unpatched, unknown (with the enve
   assert.equal(patchVersionOfField(`baseline: none (unpatched); patched: ${patchHash("18")}`, table).version, "v2");
   assert.equal(patchVersionOfField("c36db6f89a56; e19f5bec8d7b", table).version, "v1, v2");
   assert.equal(patchVersionOfField("none (unpatched)", table).version, "unpatched");
+  // the study runner records the full sha256 of the series
+  assert.equal(patchVersionOfField("e19f5bec8d7ba68fae8153e128fb206275555ba699b34f8ad81dac2e853882c5", table).version, "v2");
   assert.equal(patchVersionOfField("patch hash 0123456789ab (README.md)", table).version, "unknown hash 0123456789ab");
   const u = patchVersionOfField({ unknown: "none of summary.json records the PostgreSQL patch version" }, table);
   assert.equal(u.version, "unknown");
@@ -54,6 +56,7 @@ test("the committed records of the v1 VM cells say v1, the v2 records say v2", (
   const runs = join(repoRoot(), "data/runs");
   assert.equal(recordPatchVersion(join(runs, "vm-eviction-preempt-full-20261130"), table).version, "v1");
   assert.equal(recordPatchVersion(join(runs, "pg-check/20261201T190355Z"), table).version, "v2");
+  assert.equal(recordPatchVersion(join(runs, "dipietro-2026/20261201T223016Z"), table).version, "v2");
   // the traced PostgreSQL run records only its pgBin: the kit build prefix names the hash
   assert.equal(recordPatchVersion(join(runs, "vm-slice-trace-20261130T045713Z"), table).version, "v1");
 });

@@ -58,7 +58,8 @@ export function patchVersionOfField(field: unknown, table = readPatchVersions())
     const why = field && typeof field === "object" && typeof (field as { unknown?: unknown }).unknown === "string" ? (field as { unknown: string }).unknown : "no postgres.patch field";
     return { version: "unknown", hashes: [], detail: why };
   }
-  const hashes = [...new Set([...field.matchAll(/\b[0-9a-f]{12}\b/g)].map((m) => m[0]))];
+  // a 12-hex patch hash, or the full sha256 it is the start of (the study runner records the full one)
+  const hashes = [...new Set([...field.matchAll(/\b(?:[0-9a-f]{64}|[0-9a-f]{12})\b/g)].map((m) => m[0].slice(0, 12)))];
   if (hashes.length === 0) {
     return /none/.test(field) ? { version: "unpatched", hashes, detail: field } : { version: "unknown", hashes, detail: `no patch hash in "${field}"` };
   }
