@@ -133,6 +133,7 @@ const PGA = "data/runs/patch-cost-pgbench-20261130T065433Z/analysis.json";
 // §4 patch v2 records.
 const VMCHK = "data/runs/pg-check/20261201T223255Z/vm-pg18/summary.json";
 const LV2 = "data/runs/lock-ops-v2/20261201T192645Z/summary.json";
+const LVM = "data/runs/lock-ops-v2/20261201T225522Z-vm/summary.json";
 const V1CELLS = "data/runs/vm-eviction-compare-20261130c/summary.json";
 const V2STUDY = "data/runs/dipietro-2026/20261201T223016Z/record.json";
 type V1Cell = { mode: string; variant: string; n: number; sliceExtension: { grants: number; revoked: number } };
@@ -272,6 +273,9 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "the kernel made 1698 grants meanwhile", figure: "1698", record: VMCHK, field: "rseqStatsDelta.sgrant" },
   { doc: R, sentence: "17.4 outermost requests (the 7.2 VM", figure: "17.4", record: OPS, field: "perTransaction.requests.mean" },
   { doc: R, sentence: "41.06 hook executions (the 6.18 host", figure: "41.06", record: LV2, field: "perTransaction.mean.hook_executions" },
+  { doc: R, sentence: "47.09 in the VM without the shim", figure: "47.09", record: LVM, field: "perTransaction.mean.hook_executions" },
+  { doc: R, sentence: "0.024 re-arms and 0.064 requests dropped without a grant per transaction", figure: "0.024", record: LVM, field: "perTransaction.mean.rearmed" },
+  { doc: R, sentence: "0.024 re-arms and 0.064 requests dropped without a grant per transaction", figure: "0.064", record: LVM, field: "perTransaction.mean.dropped_without_grant" },
   { doc: R, sentence: "145 grants and 6503 revocations in 7 runs", figure: "145", record: V1CELLS, field: "cells[mode=full, variant=on].sliceExtension.grants", value: v1Cell("full", "grants") },
   { doc: R, sentence: "145 grants and 6503 revocations in 7 runs", figure: "6503", record: V1CELLS, field: "cells[mode=full, variant=on].sliceExtension.revoked", value: v1Cell("full", "revoked") },
   { doc: R, sentence: "145 grants and 6503 revocations in 7 runs", figure: "7 runs", record: V1CELLS, field: "cells[mode=full, variant=on].n", value: v1Cell("full", "n") },
