@@ -133,6 +133,7 @@ const PGA = "data/runs/patch-cost-pgbench-20261130T065433Z/analysis.json";
 // §4 patch v2 records.
 const VMCHK = "data/runs/pg-check/20261201T223255Z/vm-pg18/summary.json";
 const LV2 = "data/runs/lock-ops-v2/20261201T192645Z/summary.json";
+const VMCHK10 = "data/runs/pg-check/20261201T223931Z/vm-pg18/summary.json";
 const LVM = "data/runs/lock-ops-v2/20261201T225522Z-vm/summary.json";
 const V1CELLS = "data/runs/vm-eviction-compare-20261130c/summary.json";
 const V2STUDY = "data/runs/dipietro-2026/20261201T223016Z/record.json";
@@ -271,6 +272,10 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "all 21 passed in 184.9 s of guest time", figure: "21", record: VMCHK, field: "regress.passed" },
   { doc: R, sentence: "all 21 passed in 184.9 s of guest time", figure: "184.9", record: VMCHK, field: "checkSeconds" },
   { doc: R, sentence: "the kernel made 1698 grants meanwhile", figure: "1698", record: VMCHK, field: "rseqStatsDelta.sgrant" },
+  { doc: R, sentence: "all 112 passed in 1393.6 s of guest time, with 43690 kernel grants", figure: "112", record: VMCHK10, field: "regress.passed" },
+  { doc: R, sentence: "all 112 passed in 1393.6 s of guest time, with 43690 kernel grants", figure: "1393.6", record: VMCHK10, field: "checkSeconds" },
+  { doc: R, sentence: "all 112 passed in 1393.6 s of guest time, with 43690 kernel grants", figure: "43690", record: VMCHK10, field: "rseqStatsDelta.sgrant" },
+  { doc: R, sentence: "The first 10 groups (112 tests", figure: "112", record: VMCHK10, field: "schedule.tests" },
   { doc: R, sentence: "17.4 outermost requests (the 7.2 VM", figure: "17.4", record: OPS, field: "perTransaction.requests.mean" },
   { doc: R, sentence: "41.06 hook executions (the 6.18 host", figure: "41.06", record: LV2, field: "perTransaction.mean.hook_executions" },
   { doc: R, sentence: "47.09 in the VM without the shim", figure: "47.09", record: LVM, field: "perTransaction.mean.hook_executions" },
