@@ -33,6 +33,7 @@ import { writeRecord } from "../record/format.js";
 import { CONFIGURE_OPTIONS } from "./build.js";
 import { parseRegressOutput, type RegressSummary } from "./check.js";
 import { applyPatchSeries, patchHash } from "./patch.js";
+import { patchVersionOf } from "./patch-version.js";
 import type { PgSource } from "./source.js";
 import { ensurePgUser } from "./user.js";
 
@@ -231,7 +232,8 @@ export interface VmCheckRecord {
   version: string;
   major: string;
   source: PgSource["origin"];
-  patch: { hash: string; version: "v2" };
+  /** The patch hash and its version (kernel-patches/postgresql/versions.json; "unknown" when the table lacks it). */
+  patch: { hash: string; version: string };
   setting: string;
   target: string;
   schedule: { groups: number; groupsInSchedule: number; tests: number; widest: number };
@@ -308,7 +310,7 @@ export async function runMakeCheckInVm(src: PgSource, o: VmCheckOptions): Promis
     version: src.version,
     major: src.major,
     source: src.origin,
-    patch: { hash: built.patch, version: "v2" },
+    patch: { hash: built.patch, version: patchVersionOf(built.patch) ?? "unknown" },
     setting: o.setting,
     target:
       o.groups === undefined
