@@ -33,3 +33,31 @@ test("samplingReading calls a sample too sparse below one active backend per fou
   assert.equal(samplingReading(1.99, 8).includes("too sparse"), true);
   assert.equal(samplingReading(1, 0), "");
 });
+
+import { activePerSample, commitWaitParagraph, lockTableSamplingParagraph, waitShare, type SeriesWaitRow } from "../src/analysis/lock-collected.js";
+
+const row = (variant: string, waitEventType: string, sharePct: number, active = 40, samples = 20): SeriesWaitRow => ({ series: "s", workload: "eviction", variant, waitEventType, sharePct, active, samples });
+
+test("commitWaitParagraph: LWLock + IO shares of both settings, the events, and the reading that follows them", () => {
+  const sync = [row("sync", "LWLock", 30), row("sync", "IO", 12.5), row("sync", "CPU", 57.5)];
+  const asyn = [row("async", "LWLock", 5, 30, 20), row("async", "CPU", 95, 30, 20)];
+  const p = commitWaitParagraph(sync, asyn, ["WALWrite", "WalSync"]);
+  assert.equal(p.syncPct, 42.5);
+  assert.equal(p.asyncPct, 5);
+  assert.match(p.text, /42\.5 % of the active backends seen/);
+  assert.match(p.text, /\(LWLock 30\.0 %, IO 12\.5 %; the events are WALWrite, WalSync\)/);
+  assert.match(p.text, /2\.00 vs 1\.50 active backends per sample/);
+  assert.match(p.text, /37\.5 points fewer LWLock and I\/O waits with `off`/);
+  assert.equal(waitShare(asyn, "IO"), 0);
+  assert.equal(activePerSample([]), 0);
+});
+
+test("lockTableSamplingParagraph: active backends per sample over both arms, too sparse below one per four clients", () => {
+  const a = [{ ...row("A", "LWLock", 10, 3, 100), workload: "locktable" }];
+  const b = [{ ...row("B", "LWLock", 20, 1, 100), workload: "locktable" }];
+  const p = lockTableSamplingParagraph(a, b, 8);
+  assert.equal(p.perSample, 0.02);
+  assert.match(p.text, /over 200 samples/);
+  assert.match(p.text, /LWLock share A 10\.0 %, B 20\.0 %, on 3 and 1 observations/);
+  assert.match(p.text, /too sparse/);
+});

@@ -65,3 +65,21 @@ test("patched PostgreSQL runs the smoke protocol in the VM with slice_extension 
   assert.equal(r.exitStatus, 0, `bench run smoke failed in the VM; console ${r.consoleLog}`);
   assert.ok(readdirSync(join(out, "series")).length > 0);
 });
+
+test("postgres check --vm: the smallest make check (test_setup and the first parallel group) passes in the VM with the extension usable", { skip, timeout: 2 * 3600_000 }, async (t) => {
+  await ensureKernel();
+  const cli = join(repoRoot(), "bin", "slicelab.js");
+  const out = mkdtempSync(join(workDir(), "vm-pg-check-e2e-"));
+  t.after(() => rmSync(out, { recursive: true, force: true }));
+  const r = await execa("node", [cli, "postgres", "check", "--vm", "--version", "18", "--groups", "2", "--out", join(out, "rec"), "--json"], { reject: false, all: true });
+  const rec = JSON.parse(r.stdout || "{}");
+  assert.equal(r.exitCode, 0, `${r.all?.slice(-3000)}`);
+  assert.equal(rec.kind, "slicelab-pg-check-vm");
+  assert.equal(rec.schedule.groups, 2);
+  assert.equal(rec.regress.failed, 0);
+  assert.equal(rec.regress.total, rec.schedule.tests);
+  assert.equal(rec.probe.sliceExtensionUsable, true, rec.probe.output);
+  assert.match(rec.serverSaid ?? "", /time slice extensions enabled/);
+  assert.ok(existsSync(join(out, "rec", "regress.txt")));
+  assert.ok(existsSync(join(out, "rec", "summary.json")));
+});

@@ -61,3 +61,53 @@ export function samplingReading(activePerSample: number, clients: number): strin
     ? `${activePerSample.toFixed(3)} active backends per sample for ${clients} clients is too sparse a sample to measure lock-table contention.`
     : `${activePerSample.toFixed(3)} active backends per sample for ${clients} clients.`;
 }
+
+/** A row of notebook 06's wait-type table: one wait event type of one series × workload × variant. */
+export interface SeriesWaitRow {
+  series: string;
+  workload: string;
+  variant: string;
+  waitEventType: string;
+  sharePct: number;
+  active: number;
+  samples: number;
+}
+
+/** The share (%) of one wait event type among a group's rows; 0 when absent. */
+export function waitShare(rows: SeriesWaitRow[], type: string): number {
+  return rows.find((r) => r.waitEventType === type)?.sharePct ?? 0;
+}
+
+/** Active backends seen per sample in a group (0 without rows). */
+export function activePerSample(rows: SeriesWaitRow[]): number {
+  return rows.length ? rows[0]!.active / rows[0]!.samples : 0;
+}
+
+/**
+ * The smoke series' paragraph: LWLock + IO share with synchronous_commit on (SYNC) and off (ASYNC),
+ * the events seen (EVENTS), and commitWaitReading's verdict. Returns the two shares for the notebook's values.
+ */
+export function commitWaitParagraph(sync: SeriesWaitRow[], asyn: SeriesWaitRow[], events: string[]): { text: string; syncPct: number; asyncPct: number } {
+  const io = (rows: SeriesWaitRow[]) => waitShare(rows, "LWLock") + waitShare(rows, "IO");
+  const syncPct = io(sync);
+  const asyncPct = io(asyn);
+  const parts = sync.filter((r) => r.waitEventType === "LWLock" || r.waitEventType === "IO").map((r) => `${r.waitEventType} ${r.sharePct.toFixed(1)} %`);
+  const text =
+    "In the smoke series' write workload (eviction, pgbench simple-update) with `synchronous_commit=on`, " +
+    `${syncPct.toFixed(1)} % of the active backends seen were waiting on an LWLock or on I/O ` +
+    `(${parts.join(", ")}; the events are ${events.join(", ")}); ` +
+    `with \`off\`, ${asyncPct.toFixed(1)} %, and ${activePerSample(sync).toFixed(2)} vs ${activePerSample(asyn).toFixed(2)} active backends per sample: ` +
+    commitWaitReading(syncPct, asyncPct);
+  return { text, syncPct, asyncPct };
+}
+
+/** The lock-table series' paragraph from its A/A groups (CLIENTS clients); returns active backends per sample. */
+export function lockTableSamplingParagraph(a: SeriesWaitRow[], b: SeriesWaitRow[], clients: number): { text: string; perSample: number } {
+  const perSample = a.length && b.length ? (a[0]!.active + b[0]!.active) / (a[0]!.samples + b[0]!.samples) : 0;
+  const text =
+    `The lock-table workload (${clients} clients, 2 CPU hogs), sampled by a process that needs the same two CPUs: ` +
+    `over ${(a[0]?.samples ?? 0) + (b[0]?.samples ?? 0)} samples of the measured A/A runs only ${perSample.toFixed(3)} active backends were seen per sample ` +
+    `(LWLock share A ${waitShare(a, "LWLock").toFixed(1)} %, B ${waitShare(b, "LWLock").toFixed(1)} %, on ${a[0]?.active ?? 0} and ${b[0]?.active ?? 0} observations): ` +
+    samplingReading(perSample, clients);
+  return { text, perSample };
+}

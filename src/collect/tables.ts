@@ -246,11 +246,71 @@ export interface RseqSliceRow extends RunWorkloadColumns {
   srevok: number;
   syield: number;
   sabort: number;
-  /** The patched PostgreSQL's own counters over the workload (slice_extension_stats), when it reported them. */
+  /**
+   * Which version of our PostgreSQL patch reported the counters below: "v1" (the
+   * `slice_extension_stats` setting: requests, grants, yields, revoked), "v2"
+   * (pg_stat_get_slice_extension(): per-backend slots summed by the function), or
+   * null when the server reported none. Each version's columns are null for the other.
+   */
+  pgPatch: "v1" | "v2" | null;
+  /** v1: outermost holds that wrote a request. */
   pgRequests: number | null;
+  /** v1: grants seen at release. */
   pgGrants: number | null;
+  /** v1: yields after a grant. */
   pgYields: number | null;
+  /** v1: releases that found the request gone (mostly the kernel's clear after a switch). */
   pgRevoked: number | null;
+  /** v2: covered acquires (spinlock + buffer header + wait list + LWLock). */
+  pgAcquires: number | null;
+  /** v2: outermost holds (each wrote a request). */
+  pgHolds: number | null;
+  /** v2: the request written again inside a hold after the kernel cleared it. */
+  pgRearmed: number | null;
+  /** v2: granted, the CPU given back at release. */
+  pgGrantedYielded: number | null;
+  /** v2: granted, the grant had expired by release. */
+  pgGrantedExpired: number | null;
+  /** v2: the request was gone at release without a grant. */
+  pgDroppedWithoutGrant: number | null;
+}
+
+const V2_ACQUIRES = ["acquires_spinlock", "acquires_buffer_header", "acquires_wait_list", "acquires_lwlock"];
+const V2_HOLDS = ["holds_spinlock", "holds_buffer_header", "holds_wait_list", "holds_lwlock"];
+
+type PgCounterColumns = Pick<
+  RseqSliceRow,
+  "pgPatch" | "pgRequests" | "pgGrants" | "pgYields" | "pgRevoked" | "pgAcquires" | "pgHolds" | "pgRearmed" | "pgGrantedYielded" | "pgGrantedExpired" | "pgDroppedWithoutGrant"
+>;
+
+/**
+ * The patch's counters (a workload's `sliceExtension.countersDelta`) as columns named by patch
+ * version: v2 when the delta has v2's columns (granted_yielded, holds_*), v1 when it has
+ * `requests`; all null otherwise.
+ */
+export function pgCounterColumns(delta: Record<string, number> | null | undefined): PgCounterColumns {
+  const none: PgCounterColumns = {
+    pgPatch: null, pgRequests: null, pgGrants: null, pgYields: null, pgRevoked: null,
+    pgAcquires: null, pgHolds: null, pgRearmed: null, pgGrantedYielded: null, pgGrantedExpired: null, pgDroppedWithoutGrant: null,
+  };
+  if (!delta) return none;
+  const sum = (keys: string[]) => keys.reduce((a, k) => a + (delta[k] ?? 0), 0);
+  if (delta.granted_yielded !== undefined || V2_HOLDS.some((k) => delta[k] !== undefined)) {
+    return {
+      ...none,
+      pgPatch: "v2",
+      pgAcquires: sum(V2_ACQUIRES),
+      pgHolds: sum(V2_HOLDS),
+      pgRearmed: delta.rearmed ?? 0,
+      pgGrantedYielded: delta.granted_yielded ?? 0,
+      pgGrantedExpired: delta.granted_expired ?? 0,
+      pgDroppedWithoutGrant: delta.dropped_without_grant ?? 0,
+    };
+  }
+  if (delta.requests !== undefined) {
+    return { ...none, pgPatch: "v1", pgRequests: delta.requests, pgGrants: delta.grants ?? 0, pgYields: delta.yields ?? 0, pgRevoked: delta.revoked ?? 0 };
+  }
+  return none;
 }
 
 /** One row per run × workload: slice-extension grants, expiries, revocations, yields and aborts (rseq-stats). */
@@ -268,10 +328,7 @@ export function rseqSliceRows(dir: string): RseqSliceRow[] {
       srevok: k("srevok"),
       syield: k("syield"),
       sabort: k("sabort"),
-      pgRequests: pg?.requests ?? null,
-      pgGrants: pg?.grants ?? null,
-      pgYields: pg?.yields ?? null,
-      pgRevoked: pg?.revoked ?? null,
+      ...pgCounterColumns(pg),
     };
   });
 }
@@ -317,4 +374,17 @@ export interface LockStatRunRow extends LockClassRow {
 /** One row per run × workload × lock class among the `limit` most contended of that snapshot (lockstat). */
 export function lockStatRunRows(dir: string, limit = 10): LockStatRunRow[] {
   return outputsOf(dir, "lockstat").flatMap((r) => topLockClasses(r.output.parsed as LockStat, limit).map((c) => ({ ...base(r), seconds: r.workload.seconds, ...c })));
+}
+
+/** Requests the patch wrote in a row: v1's requests, v2's holds + re-arms; null without counters. */
+export function pgRequestsWritten(r: Pick<RseqSliceRow, "pgPatch" | "pgRequests" | "pgHolds" | "pgRearmed">): number | null {
+  if (r.pgPatch === "v2") return r.pgHolds! + r.pgRearmed!;
+  return r.pgRequests;
+}
+
+/** Notebook 06's five patch-counter cells of a row: version, requests, grants, yields, lost requests ("-" when absent). */
+export function pgCounterCells(r: RseqSliceRow): (string | number)[] {
+  if (r.pgPatch === "v2") return ["v2", pgRequestsWritten(r)!, r.pgGrantedYielded! + r.pgGrantedExpired!, r.pgGrantedYielded!, r.pgDroppedWithoutGrant!];
+  if (r.pgPatch === "v1") return ["v1", r.pgRequests!, r.pgGrants!, r.pgYields!, r.pgRevoked!];
+  return ["-", "-", "-", "-", "-"];
 }

@@ -14,6 +14,7 @@ import { extensionEffect, summariseCells, type CellSummary, type FactorialRow } 
 import { captureSummary, snapshots, waitShareRanges } from "../analysis/lockstat-vm.js";
 import { collectedVmSeriesDirs, lockStatRunRows, topLockClasses } from "../collect/tables.js";
 import { parseProcLockStat } from "../parse/proc-lock-stat.js";
+import { seriesCellCounters, type SeriesCellCounters } from "../postgres/v2-report.js";
 
 export type Doc = "README.md" | "REPRODUCE.md";
 
@@ -260,6 +261,27 @@ const meanInterval = (c: string) => (t: string): number => {
 const MC = "data/runs/micro-cost/summary.json";
 const OPS = "data/runs/lock-ops-per-txn-20261130/summary.json";
 const PGA = "data/runs/patch-cost-pgbench-20261130T065433Z/analysis.json";
+
+// §4 patch v2 records.
+const VMCHK = "data/runs/pg-check/20261201T223255Z/vm-pg18/summary.json";
+const LV2 = "data/runs/lock-ops-v2/20261201T192645Z/summary.json";
+const VMCHK10 = "data/runs/pg-check/20261201T223931Z/vm-pg18/summary.json";
+const LVM = "data/runs/lock-ops-v2/20261201T225522Z-vm/summary.json";
+const V1CELLS = "data/runs/vm-eviction-compare-20261130c/summary.json";
+const V2STUDY = "data/runs/dipietro-2026/20261201T223016Z/record.json";
+type V1Cell = { mode: string; variant: string; n: number; sliceExtension: { grants: number; revoked: number } };
+/** A field of version 1's `on` cell under MODE in the compare summary. */
+const v1Cell = (mode: string, k: "grants" | "revoked" | "n") => (t: string): number => {
+  const c = (json(t) as { cells: V1Cell[] }).cells.find((x) => x.mode === mode && x.variant === "on");
+  if (!c) throw new Error(`no on cell for mode ${mode}`);
+  return k === "n" ? c.n : c.sliceExtension[k];
+};
+/** A number of version 2's `all` cell under MODE in the study record (seriesCellCounters over its series). */
+const v2Cell = (mode: string, f: (c: SeriesCellCounters) => number) => (_t: string, root: string): number => {
+  const c = seriesCellCounters(join(root, V2STUDY, "..")).find((x) => x.cell.includes(`mode-${mode}.`) && x.cell.endsWith("extension-all"));
+  if (!c) throw new Error(`no ${mode} all cell`);
+  return f(c);
+};
 
 /** The cost model of REPRODUCE §4 and notebook 03 (costModel) on the committed records. */
 const model = (root: string) =>
@@ -560,6 +582,31 @@ export const FIGURES: FigureEntry[] = [
     { doc: R, sentence, figure: lo, record: MB, field: `pooled extensionEffect(${mode}, 4k, ${rate}).lo`, value: pEffect(mode, rate, "lo") },
     { doc: R, sentence, figure: hi, record: MB, field: `pooled extensionEffect(${mode}, 4k, ${rate}).hi`, value: pEffect(mode, rate, "hi") },
   ]),
+  // §4 patch v2: version 1 and version 2 side by side (the table after the version 2 records).
+  { doc: R, sentence: "all 21 passed in 184.9 s of guest time", figure: "21", record: VMCHK, field: "regress.passed" },
+  { doc: R, sentence: "all 21 passed in 184.9 s of guest time", figure: "184.9", record: VMCHK, field: "checkSeconds" },
+  { doc: R, sentence: "the kernel made 1698 grants meanwhile", figure: "1698", record: VMCHK, field: "rseqStatsDelta.sgrant" },
+  { doc: R, sentence: "all 112 passed in 1393.6 s of guest time, with 43690 kernel grants", figure: "112", record: VMCHK10, field: "regress.passed" },
+  { doc: R, sentence: "all 112 passed in 1393.6 s of guest time, with 43690 kernel grants", figure: "1393.6", record: VMCHK10, field: "checkSeconds" },
+  { doc: R, sentence: "all 112 passed in 1393.6 s of guest time, with 43690 kernel grants", figure: "43690", record: VMCHK10, field: "rseqStatsDelta.sgrant" },
+  { doc: R, sentence: "The first 10 groups (112 tests", figure: "112", record: VMCHK10, field: "schedule.tests" },
+  { doc: R, sentence: "17.4 outermost requests (the 7.2 VM", figure: "17.4", record: OPS, field: "perTransaction.requests.mean" },
+  { doc: R, sentence: "41.06 hook executions (the 6.18 host", figure: "41.06", record: LV2, field: "perTransaction.mean.hook_executions" },
+  { doc: R, sentence: "47.09 in the VM without the shim", figure: "47.09", record: LVM, field: "perTransaction.mean.hook_executions" },
+  { doc: R, sentence: "0.024 re-arms and 0.064 requests dropped without a grant per transaction", figure: "0.024", record: LVM, field: "perTransaction.mean.rearmed" },
+  { doc: R, sentence: "0.024 re-arms and 0.064 requests dropped without a grant per transaction", figure: "0.064", record: LVM, field: "perTransaction.mean.dropped_without_grant" },
+  { doc: R, sentence: "145 grants and 6503 revocations in 7 runs", figure: "145", record: V1CELLS, field: "cells[mode=full, variant=on].sliceExtension.grants", value: v1Cell("full", "grants") },
+  { doc: R, sentence: "145 grants and 6503 revocations in 7 runs", figure: "6503", record: V1CELLS, field: "cells[mode=full, variant=on].sliceExtension.revoked", value: v1Cell("full", "revoked") },
+  { doc: R, sentence: "145 grants and 6503 revocations in 7 runs", figure: "7 runs", record: V1CELLS, field: "cells[mode=full, variant=on].n", value: v1Cell("full", "n") },
+  { doc: R, sentence: "82 grants and 6442 revocations in 7 runs", figure: "82", record: V1CELLS, field: "cells[mode=lazy, variant=on].sliceExtension.grants", value: v1Cell("lazy", "grants") },
+  { doc: R, sentence: "82 grants and 6442 revocations in 7 runs", figure: "6442", record: V1CELLS, field: "cells[mode=lazy, variant=on].sliceExtension.revoked", value: v1Cell("lazy", "revoked") },
+  { doc: R, sentence: "2 grants, 644 re-arms and 1067 requests dropped without a grant in 2 runs", figure: "2 grants", record: V2STUDY, field: "full, all: granted_yielded + granted_expired summed (seriesCellCounters)", value: v2Cell("full", (c) => c.counters.pgGrantedYielded! + c.counters.pgGrantedExpired!) },
+  { doc: R, sentence: "2 grants, 644 re-arms and 1067 requests dropped without a grant in 2 runs", figure: "644", record: V2STUDY, field: "full, all: rearmed summed (seriesCellCounters)", value: v2Cell("full", (c) => c.counters.pgRearmed!) },
+  { doc: R, sentence: "2 grants, 644 re-arms and 1067 requests dropped without a grant in 2 runs", figure: "1067", record: V2STUDY, field: "full, all: dropped_without_grant summed (seriesCellCounters)", value: v2Cell("full", (c) => c.counters.pgDroppedWithoutGrant!) },
+  { doc: R, sentence: "2 grants, 644 re-arms and 1067 requests dropped without a grant in 2 runs", figure: "2 runs", record: V2STUDY, field: "full, all: measured runs (seriesCellCounters)", value: v2Cell("full", (c) => c.runs) },
+  { doc: R, sentence: "0 grants, 618 re-arms and 997 requests dropped", figure: "0 grants", record: V2STUDY, field: "lazy, all: granted_yielded + granted_expired summed (seriesCellCounters)", value: v2Cell("lazy", (c) => c.counters.pgGrantedYielded! + c.counters.pgGrantedExpired!) },
+  { doc: R, sentence: "0 grants, 618 re-arms and 997 requests dropped", figure: "618", record: V2STUDY, field: "lazy, all: rearmed summed (seriesCellCounters)", value: v2Cell("lazy", (c) => c.counters.pgRearmed!) },
+  { doc: R, sentence: "0 grants, 618 re-arms and 997 requests dropped", figure: "997", record: V2STUDY, field: "lazy, all: dropped_without_grant summed (seriesCellCounters)", value: v2Cell("lazy", (c) => c.counters.pgDroppedWithoutGrant!) },
 ];
 
 export const MEASURED_REGIONS: MeasuredRegion[] = [
@@ -570,6 +617,8 @@ export const MEASURED_REGIONS: MeasuredRegion[] = [
   { doc: R, from: "| record | design | pairs | kit / by hand |", to: "- Why one CPU." },
   { doc: R, from: "Costs measured on this machine's", to: "The pgbench -S cost was first measured" },
   { doc: R, from: "The cost from measured parts", to: "The micro-benchmark (`src/micro/lhp.c`)" },
+  // §4 patch v2
+  { doc: R, from: "Version 1 and version 2 side by side.", to: "The records below the next paragraph" },
   // The table of times after it is generated from data/test-runs/ and checked by test/test-runs.test.ts.
   { doc: "README.md", from: "`npm run test:e2e` runs the kernel path end to end", to: "Times as recorded" },
   { doc: R, from: "Collector costs (", to: "Collectors in the VM:" },
@@ -587,6 +636,11 @@ export const MEASURED_REGIONS: MeasuredRegion[] = [
 ];
 
 export const NOT_MEASURED: NotMeasured[] = [
+  // §4 patch v2
+  { doc: R, sentence: "ran in the kit's 7.2.13 VM under QEMU TCG", figure: "7.2", why: "the guest kernel's version" },
+  { doc: R, sentence: "PostgreSQL 18.6, the first 2 of 28 groups", figure: "18.6", why: "the PostgreSQL version" },
+  { doc: R, sentence: "(the 7.2 VM, `lock-ops-per-txn-20261130`)", figure: "7.2", why: "the guest kernel's version" },
+  { doc: R, sentence: "(the 6.18 host through the shim", figure: "6.18", why: "the host kernel's version" },
   { doc: R, sentence: "95% CI half-width", figure: "95%", why: "the confidence level" },
   { doc: R, sentence: "(95% CI +34.4%", figure: "95%", why: "the confidence level" },
   { doc: R, sentence: "(AMD EPYC, kernel 6.18;", figure: "6.18", why: "the host kernel's version (recorded in the series' provenance.json), not a measurement" },

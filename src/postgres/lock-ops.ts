@@ -74,7 +74,7 @@ async function counters(c: Cluster): Promise<Record<string, number>> {
 }
 
 function pgbench(c: Cluster, args: string[]): string {
-  const r = spawnSync(join(c.binDir, "pgbench"), ["-h", "127.0.0.1", "-p", String(c.port), "-U", "slicelab", ...args, "postgres"], { encoding: "utf8", timeout: 600_000 });
+  const r = spawnSync(join(c.binDir, "pgbench"), ["-h", c.socketDir, "-p", String(c.port), "-U", "slicelab", ...args, "postgres"], { encoding: "utf8", timeout: 600_000 });
   if (r.status !== 0) throw new UserError(`pgbench ${args.join(" ")} failed: ${r.stderr}`);
   return r.stdout;
 }

@@ -5,21 +5,34 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { CheckRecord } from "./check.js";
+import type { VmCheckRecord } from "./check-vm.js";
 import type { HookCostRecord } from "./hook-cost.js";
 import type { LockOpsRecord } from "./lock-ops.js";
 import type { HarnessRun } from "./harness.js";
+import { pgCounterColumns } from "../collect/tables.js";
 
-/** Every data/runs/pg-check/<stamp>/pg<major>/summary.json under RUNS, oldest first. */
+/** Every data/runs/pg-check/<stamp>/pg<major>/summary.json under RUNS (host runs), oldest first. */
 export function readCheckRecords(runs: string): (CheckRecord & { dir: string })[] {
+  return readCheckSummaries<CheckRecord>(runs, "slicelab-pg-check");
+}
+
+/** Every data/runs/pg-check/<stamp>/vm-pg<major>/summary.json under RUNS (`postgres check --vm`), oldest first. */
+export function readVmCheckRecords(runs: string): (VmCheckRecord & { dir: string })[] {
+  return readCheckSummaries<VmCheckRecord>(runs, "slicelab-pg-check-vm");
+}
+
+function readCheckSummaries<T extends { kind: string }>(runs: string, kind: string): (T & { dir: string })[] {
   const root = join(runs, "pg-check");
   if (!existsSync(root)) return [];
-  const out: (CheckRecord & { dir: string })[] = [];
+  const out: (T & { dir: string })[] = [];
   for (const stamp of readdirSync(root).sort()) {
     const d = join(root, stamp);
     if (!existsSync(d) || !/^\d{8}T\d{6}Z$/.test(stamp)) continue;
     for (const sub of readdirSync(d).sort()) {
       const f = join(d, sub, "summary.json");
-      if (existsSync(f)) out.push({ ...(JSON.parse(readFileSync(f, "utf8")) as CheckRecord), dir: join(d, sub) });
+      if (!existsSync(f)) continue;
+      const r = JSON.parse(readFileSync(f, "utf8")) as T;
+      if (r.kind === kind) out.push({ ...r, dir: join(d, sub) });
     }
   }
   return out;
@@ -58,4 +71,48 @@ export function hookCostSentence(r: HookCostRecord): string {
 export function lockOpsSentence(r: LockOpsRecord): string {
   const m = r.perTransaction.mean;
   return `One pgbench -S transaction (${r.workload}) makes ${m.hook_executions!.toFixed(1)} hook executions (range ${r.perTransaction.min.hook_executions!.toFixed(1)}–${r.perTransaction.max.hook_executions!.toFixed(1)}, ${r.perTransaction.pairs} pairs): covered acquires spinlock ${m.acquires_spinlock!.toFixed(2)}, buffer header ${m.acquires_buffer_header!.toFixed(2)}, wait list ${m.acquires_wait_list!.toFixed(2)}, LWLock ${m.acquires_lwlock!.toFixed(2)}; holds begun ${(m.holds_spinlock! + m.holds_buffer_header! + m.holds_wait_list! + m.holds_lwlock!).toFixed(2)}${r.shim ? " (counted on a kernel without the feature through the LD_PRELOAD shim: a count of lock operations, no grants)" : ""}.`;
+}
+
+/** One sentence per `postgres check --vm` record: verdict, scope, where, the probe and the kernel's grants. */
+export function vmCheckSentence(r: VmCheckRecord): string {
+  const ok = r.exitCode === 0 && r.regress !== null && r.regress.failed === 0;
+  const scope = r.schedule.groups === r.schedule.groupsInSchedule ? `the whole parallel schedule (${r.schedule.tests} tests)` : `the first ${r.schedule.groups} of ${r.schedule.groupsInSchedule} groups of the parallel schedule (${r.schedule.tests} tests, up to ${r.schedule.widest} at once)`;
+  const d = r.rseqStatsDelta;
+  const grants = d && d.sgrant !== undefined ? `; the kernel made ${d.sgrant} grants while it ran (rseq/stats sgrant${d.syield !== undefined ? `, ${d.syield} yields` : ""}${d.sexpir !== undefined ? `, ${d.sexpir} expiries` : ""})` : "; rseq/stats was not readable";
+  return (
+    `PostgreSQL ${r.version} with patch ${r.patch.hash} (${r.patch.version}), slice_extension = ${r.setting}, in the VM on ${r.kernel.release ?? r.kernel.version} (${r.vm.accel.toUpperCase()}, ${r.vm.cpus} vCPUs, preempt ${/\(([a-z]+)\)/.exec(r.kernel.preempt ?? "")?.[1] ?? "unknown"}): ` +
+    `make check of ${scope} ${ok ? "passed" : r.timedOut ? "did not finish (timed out)" : "FAILED"} (${r.regress?.verdict ?? "no verdict"}) in ${r.checkSeconds ?? "?"} s of guest time` +
+    `${r.vm.accel === "kvm" ? "" : " (TCG: a functional figure, not a performance one)"}; the probe found the extension ${r.probe?.sliceExtensionUsable ? "usable" : "NOT usable"}` +
+    `${r.serverSaid ? ` and the server logged "${r.serverSaid}"` : ", and the server logged no line about it"}${grants}.`
+  );
+}
+
+/** One cell of a series record (mode × extension): its measured runs' mean tps and the patch's counters summed. */
+export interface SeriesCellCounters {
+  cell: string;
+  runs: number;
+  meanTps: number;
+  /** Sums over the runs of the patch's counters (v1 or v2 columns, pgCounterColumns). */
+  counters: Record<string, number>;
+  patch: "v1" | "v2" | null;
+}
+
+/** The cells of DIR/series (results.jsonl and runs/ID/result.json): tps and the patch's counters per cell. */
+export function seriesCellCounters(dir: string): SeriesCellCounters[] {
+  const series = join(dir, "series");
+  const lines = readFileSync(join(series, "results.jsonl"), "utf8").split("\n").filter((l) => l.trim() !== "");
+  const by = new Map<string, SeriesCellCounters>();
+  for (const l of lines) {
+    const r = JSON.parse(l) as { id: string; variant: string; warmup: boolean; tps: number; workload: string };
+    if (r.warmup) continue;
+    const result = JSON.parse(readFileSync(join(series, "runs", r.id, "result.json"), "utf8")) as { workloads: { workload: string; sliceExtension?: { countersDelta: Record<string, number> } }[] };
+    const delta = result.workloads.find((w) => w.workload === r.workload)?.sliceExtension?.countersDelta;
+    const cols = pgCounterColumns(delta);
+    const c = by.get(r.variant) ?? { cell: r.variant, runs: 0, meanTps: 0, counters: {}, patch: cols.pgPatch };
+    c.meanTps = (c.meanTps * c.runs + r.tps) / (c.runs + 1);
+    c.runs++;
+    for (const [k, v] of Object.entries(cols)) if (typeof v === "number") c.counters[k] = (c.counters[k] ?? 0) + v;
+    by.set(r.variant, c);
+  }
+  return [...by.values()].sort((a, b) => a.cell.localeCompare(b.cell));
 }

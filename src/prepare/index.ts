@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { ensureKernel, ensurePatchedTree } from "../kernel/ensure.js";
 import { buildRecordPath } from "../kernel/build.js";
 import { buildPostgres } from "../postgres/build.js";
+import { prepareCheckTree } from "../postgres/check-vm.js";
 import { fetchDebianSource } from "../postgres/source.js";
 import { buildProbe } from "../vm/probe.js";
 import { UserError } from "../util/errors.js";
@@ -112,6 +113,24 @@ function postgresSteps(): Step[] {
       },
     });
   }
+  steps.push({
+    name: "PostgreSQL 15 patched",
+    targets: ["test", "e2e"],
+    async run(log) {
+      const src = await fetchDebianSource("15");
+      const b = await buildPostgres(src, "patched", { log });
+      return { detail: `${b.record.version}, ${b.record.buildSeconds} s build, ${b.prefix}`, path: join(b.prefix, "slicelab-build.json") };
+    },
+  });
+  steps.push({
+    name: "PostgreSQL 18 make-check tree (postgres check --vm)",
+    targets: ["e2e"],
+    async run(log) {
+      const src = await fetchDebianSource("18");
+      const t = await prepareCheckTree(src, { log });
+      return { detail: `${src.version}, ${t.reused ? "reused" : `${t.buildSeconds} s build`}, ${t.tree}`, path: t.tree };
+    },
+  });
   return steps;
 }
 

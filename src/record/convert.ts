@@ -203,10 +203,16 @@ function postgresFields(sources: Source[], readme: string | undefined, files: st
   const builds = pgBuilds(sources);
   const readmePatch = readme ? /patch hash `([0-9a-f]{8,64})`/.exec(readme)?.[1] : undefined;
   if (builds.length === 0) {
+    // the patch's own records (postgres check, hook-cost, lock-ops) carry `version` and `patch: { hash }` at the top
+    const own = sources.find((s) => str(s.json.version) && typeof s.json.patch === "object" && s.json.patch !== null && str((s.json.patch as Json).hash));
+    // a kit build's prefix names its patch hash: …/install/18.6-patched-<hash>-<key>/bin (traced VM runs record only pgBin)
+    const pgBin = findValue(sources, "pgBin", str)?.value as string | undefined;
+    const binPatch = pgBin ? /\/\d+\.\d+-patched-([0-9a-f]{12})-[0-9a-f]+\/bin\/?$/.exec(pgBin)?.[1] : undefined;
+    const ownPatch = own ? ((own.json.patch as Json).hash as string) : binPatch ? `${binPatch} (the kit build's prefix, pgBin)` : undefined;
     return {
-      version: unknown(NOT_IN("the PostgreSQL version", files)),
-      build: unknown(NOT_IN("the PostgreSQL build", files)),
-      patch: readmePatch ? `patch hash ${readmePatch} (README.md)` : unknown(NOT_IN("the PostgreSQL patch version", files)),
+      version: own ? `${own.json.version as string} (${own.rel})` : unknown(NOT_IN("the PostgreSQL version", files)),
+      build: own && str(own.json.binDir) ? `binaries ${own.json.binDir as string}` : pgBin ? `kit patched build ${pgBin}` : unknown(NOT_IN("the PostgreSQL build", files)),
+      patch: ownPatch ? ownPatch : readmePatch ? `patch hash ${readmePatch} (README.md)` : unknown(NOT_IN("the PostgreSQL patch version", files)),
     };
   }
   const label = (b: PgBuild) => (builds.length > 1 ? `${b.name}: ` : "");

@@ -5,6 +5,9 @@ import { resolveSource, type PgSource } from "../../postgres/source.js";
 import { checkPatchSeries, patchHash, readPatchSeries } from "../../postgres/patch.js";
 import { BUILD_VARIANTS, buildPostgres, type BuildVariant } from "../../postgres/build.js";
 import { runMakeCheck, utcStamp } from "../../postgres/check.js";
+import { runMakeCheckInVm, writeVmCheckEnvelope } from "../../postgres/check-vm.js";
+import { cachedKernel } from "../../kernel/ensure.js";
+import type { Accel } from "../../vm/qemu.js";
 import { measureHookCost } from "../../postgres/hook-cost.js";
 import { countLockOps } from "../../postgres/lock-ops.js";
 import { writeFileAtomic } from "../../util/fs.js";
@@ -17,6 +20,7 @@ const usage = [
   "                         [--variant baseline|patched|both] [--jobs N] [--force] [--json]",
   "                         [--setting off|spinlock|lwlock|all] [--out DIR]",
   "                         [--rounds N] [--iterations N] [--pairs N] [--shim]",
+  "                         check --vm [--groups N] [--kernel PATH] [--accel tcg|tcg-icount|kvm] [--timeout S]",
   "",
   "PostgreSQL source builds with and without the kit's time-slice-extension patch",
   "(kernel-patches/postgresql/<major>/).",
@@ -35,6 +39,13 @@ const usage = [
   "          --temp-config, run as the cluster user; timed; writes a small record",
   "          (summary.json, regress.txt) to --out (default",
   "          data/runs/pg-check/<UTC stamp>/pg<major>). Exit 1 when tests fail.",
+  "          --vm: the same suite inside the kit's VM on the cached 7.2 kernel (the",
+  "          feature active): the tree is built and temp-installed on the host once",
+  "          (kept under .work/pg-check-vm/), then `make check NO_TEMP_INSTALL=1`",
+  "          runs in the guest as the cluster user with GLIBC_TUNABLES=glibc.pthread.rseq=0,",
+  "          between two runs of the slice-extension probe and rseq/stats reads;",
+  "          --groups N runs only the first N groups of parallel_schedule. Default",
+  "          --out data/runs/pg-check/<UTC stamp>/vm-pg<major>.",
   "  hook-cost  ns the patch's hooks add per execution on this host: the patched",
   "          source's hook code around an uncontended lock, built with and without",
   "          the hooks, arms none/off/all in random order per round (--rounds,",
@@ -57,6 +68,11 @@ const usage = [
   "  --out DIR         check: record directory",
   "  --cflags=FLAGS    check: CFLAGS for configure (e.g. --cflags=-O0 builds faster; recorded)",
   "  --keep-install DIR  check: keep the temporary installation (relocatable) in DIR",
+  "  --vm              check: inside the VM (see above)",
+  "  --groups N        check --vm: the first N test groups of parallel_schedule",
+  "  --kernel PATH     check --vm: bzImage (default: the cached slice-ext + vm build)",
+  "  --accel A         check --vm: tcg (default), tcg-icount or kvm",
+  "  --timeout S       check --vm: kill the guest after S seconds (default 3600)",
   "  --bin DIR         lock-ops: the patched server's bin directory (default: the kit's patched build)",
   "",
   "examples:",
@@ -64,6 +80,7 @@ const usage = [
   "  slicelab postgres patch --version 15",
   "  slicelab postgres build --source ~/src/postgresql-18.6.tar.bz2 --variant patched",
   "  slicelab postgres check --version 15 --setting all",
+  "  slicelab postgres check --vm --version 18 --groups 2",
 ].join("\n");
 
 function sourceJson(src: PgSource): Record<string, unknown> {
@@ -91,6 +108,11 @@ export const postgresCommand: Command = {
       bin: { type: "string" },
       shim: { type: "boolean" },
       iterations: { type: "string" },
+      vm: { type: "boolean" },
+      groups: { type: "string" },
+      kernel: { type: "string" },
+      accel: { type: "string" },
+      timeout: { type: "string" },
     });
     const action = positionals[0];
     if (action === undefined || !["fetch", "patch", "build", "check", "hook-cost", "lock-ops"].includes(action) || positionals.length > 1) {
@@ -106,6 +128,10 @@ export const postgresCommand: Command = {
     if (action !== "check" && values.cflags !== undefined) throw new UserError(`--cflags belongs to \`slicelab postgres check\`, found it with ${action}`);
     if (action !== "check" && values.setting !== undefined) throw new UserError(`--setting belongs to \`slicelab postgres check\`, found it with ${action}`);
     if (action !== "check" && action !== "hook-cost" && action !== "lock-ops" && values.out !== undefined) throw new UserError(`--out belongs to check and hook-cost, found it with ${action}`);
+    if (!values.vm) {
+      for (const k of ["groups", "kernel", "accel", "timeout"] as const) if (values[k] !== undefined) throw new UserError(`--${k} belongs to \`slicelab postgres check --vm\`, found it without --vm`);
+    }
+    if (values.vm && action !== "check") throw new UserError(`--vm belongs to \`slicelab postgres check\`, found it with ${action}`);
     const positive = (name: string, v: string | undefined, dflt: number) => {
       if (v === undefined) return dflt;
       const n = Number(v);
@@ -166,6 +192,43 @@ export const postgresCommand: Command = {
     if (action === "check") {
       const jobsN = values.jobs === undefined ? undefined : Number(values.jobs);
       if (jobsN !== undefined && (!Number.isInteger(jobsN) || jobsN < 1)) throw new UserError(`--jobs: expected a positive integer, found ${JSON.stringify(values.jobs)}`);
+      if (values.vm) {
+        const int = (name: string, v: string | undefined, min: number): number | undefined => {
+          if (v === undefined) return undefined;
+          const n = Number(v);
+          if (!Number.isInteger(n) || n < min) throw new UserError(`--${name}: expected an integer of at least ${min}, found ${JSON.stringify(v)}`);
+          return n;
+        };
+        const accel = values.accel ?? "tcg";
+        if (!["tcg", "tcg-icount", "kvm"].includes(accel)) throw new UserError(`--accel: expected tcg, tcg-icount or kvm, found ${JSON.stringify(accel)}`);
+        const rec = values.kernel === undefined ? cachedKernel() : undefined;
+        const kernel = values.kernel ?? rec?.bzImage;
+        if (kernel === undefined) throw new UserError("no built kernel in the cache: run `slicelab kernel build` (fragments slice-ext + vm) or pass --kernel PATH");
+        const out = values.out ?? join(repoRoot(), "data", "runs", "pg-check", utcStamp(), `vm-pg${src.major}`);
+        const r = await runMakeCheckInVm(src, {
+          setting,
+          kernel,
+          kernelVersion: rec?.version ?? "unknown (--kernel given)",
+          groups: int("groups", values.groups, 1),
+          cflags: values.cflags,
+          jobs: jobsN,
+          accel: accel as Accel,
+          timeoutS: int("timeout", values.timeout, 60),
+          out,
+          log,
+        });
+        // the default layout is a record: data/runs/pg-check/<stamp>/vm-pg<major>/ with record.json at <stamp>/
+        if (values.out === undefined) writeVmCheckEnvelope(join(out, ".."), r, ["slicelab", "postgres", ...argv]);
+        if (values.json) printJson({ out, ...r });
+        else {
+          process.stdout.write(
+            `PostgreSQL ${r.version} + patch ${r.patch.hash} in the VM (${r.vm.accel}, ${r.kernel.release ?? r.kernel.version}, preempt ${r.kernel.preempt ?? "unknown"}), slice_extension = ${setting}: ` +
+              `${r.regress?.verdict ?? "no pg_regress verdict"} (${r.schedule.tests} tests; make check ${r.checkSeconds ?? "?"} s in the guest; probe: extension ${r.probe?.sliceExtensionUsable ? "usable" : "NOT usable"}; ` +
+              `server: ${r.serverSaid ?? "no line"}; rseq/stats delta ${JSON.stringify(r.rseqStatsDelta)}); record ${out}\n`,
+          );
+        }
+        return r.exitCode === 0 && r.regress !== null && r.regress.failed === 0 && r.probe?.sliceExtensionUsable === true ? 0 : 1;
+      }
       const out = values.out ?? join(repoRoot(), "data", "runs", "pg-check", utcStamp(), `pg${src.major}`);
       const rec = await runMakeCheck(src, { setting, jobs: jobsN, out, log, cflags: values.cflags, keepInstall: values["keep-install"] });
       if (values.json) printJson({ out, ...rec });

@@ -217,6 +217,8 @@ async function runInVm(plan: StudyPlan, argv: string[], log: (s: string) => void
     cwd: repoRoot(),
     env: { SLICELAB_CACHE: cacheDir() },
     outDir: vmOut,
+    // the guest's writable directories are tmpfs overlays (half the guest's memory): room for the study's clusters
+    memMiB: Math.max(2048, 2 * plan.study.requires.diskMiB + 1024),
     append: "no_timer_check",
     timeoutS: Math.max(900, plan.estimateSeconds * 20),
     onConsole: (c) => process.stderr.write(c),
