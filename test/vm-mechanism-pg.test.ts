@@ -230,3 +230,47 @@ test("the diagnostic patch applies without fuzz on top of the v2 series", { skip
   rmSync(tree, { recursive: true, force: true });
   assert.ok(repoRoot());
 });
+
+test("accelContrast compares the cells two sets of micro rows share, and says when they share none", async () => {
+  const { accelContrast } = await import("../src/analysis/mechanism.js");
+  const base = { run: "x", mode: "lazy", pages: "4k", extension: "off", kernelRelease: "7.2.13", accel: "tcg-icount", holds: 1000, deschedHolds: 10, kernelFault: 3, kernelOther: 0, returnFault: 0, returnInterrupt: 7, returnSyscall: 0, voluntary: 0, unclassified: 0, covered: 0, grants: null, faultsUnderLock: 100, throughputPerS: 1, hogWorkPerS: 1, waitP99Ns: null, lostEvents: 0 };
+  const a = [base, { ...base, kernelFault: 5, returnInterrupt: 5 }];
+  const b = [{ ...base, accel: "tcg", deschedHolds: 2, kernelFault: 0, returnInterrupt: 2 }, { ...base, accel: "tcg", deschedHolds: 4, kernelFault: 0, returnInterrupt: 4 }];
+  const s = accelContrast(a, b, "icount", "plain TCG");
+  assert.match(s, /^icount vs plain TCG — lazy\/4k\/off \(2 vs 2 runs\): 10\.00 \(n=2\)|^icount vs plain TCG — lazy\/4k\/off \(2 vs 2 runs\): 10\.00 \(10\.00–10\.00\)/);
+  assert.match(s, /in-kernel share 40 \(.*\) % vs 0 \(.*\) %/);
+  assert.equal(accelContrast(a, [{ ...base, mode: "full" }], "A", "B"), "No cell is in both A and B.");
+});
+
+test("loadMechanismGroups pools micro records of one shape, kernel and accel; keeps PostgreSQL, host and other kernels apart", async () => {
+  const { loadMechanismGroups, pickMechanismGroups, describeMicroGroup } = await import("../src/analysis/mechanism-records.js");
+  const root = mkdtempSync(join(tmpdir(), "mech-groups-"));
+  const shape = { threads: 2, hogs: 2, csNs: 2000, durationS: 0.5, faultEvery: 8, regionMiB: 96, jitterPct: 25, innerLocks: 2 };
+  const put = (name: string, rows: object[], prov: object) => {
+    mkdirSync(join(root, name));
+    writeFileSync(join(root, name, "rows.json"), JSON.stringify(rows));
+    writeFileSync(join(root, name, "provenance.json"), JSON.stringify(prov));
+  };
+  const vm72 = (accel: string) => ({ vm: { accel, cpus: 1 }, kernel: { release: "7.2.13" }, shape, plan: [{}], failed: [] });
+  put("20260101T000000Z", [{ run: "001", mode: "full" }], vm72("tcg-icount"));
+  put("20260101T010000Z", [{ run: "001", mode: "lazy" }, { run: "002", mode: "lazy" }], vm72("tcg-icount"));
+  put("20260101T020000Z", [{ run: "001", mode: "lazy" }], vm72("tcg"));
+  put("20260101T030000Z", [{ run: "001", mode: "none" }], { ...vm72("tcg-icount"), kernel: { release: "6.1.176" } });
+  put("host-20260101T000000Z", [{ run: "001", mode: "none" }], { vm: { accel: "host", cpus: 0 }, kernel: { release: "6.18.44" }, shape: { ...shape, durationS: 1 }, plan: [], failed: [] });
+  put("pg-20260101T000000Z", [{ run: "001", mode: "full", hugePages: "off" }], { vm: { accel: "tcg-icount", cpus: 1 }, kernel: { release: "7.2.13" }, shape: { sharedBuffers: "1GB" }, plan: [], failed: [] });
+  const groups = loadMechanismGroups(root);
+  assert.equal(groups.length, 5);
+  const p = pickMechanismGroups(groups);
+  assert.equal(p.vm!.name, "20260101T000000Z + 20260101T010000Z");
+  assert.deepEqual(p.vm!.rows.map((r) => r.run), ["20260101T000000Z/001", "20260101T010000Z/001", "20260101T010000Z/002"]);
+  assert.equal(p.vm!.prov.plan.length, 2);
+  assert.equal(p.tcg.length, 1);
+  assert.equal(p.noneVm!.kernelRelease, "6.1.176");
+  assert.equal(p.host!.kind, "micro-host");
+  assert.equal(p.pg!.kind, "pg");
+  assert.equal(p.rows.length, 4, "the 7.x factorial plus the 6.x VM none reference (not the host one)");
+  assert.match(describeMicroGroup(p.noneVm!), /Linux 6\.1\.176, QEMU accel `tcg-icount`, 1 vCPU/);
+  writeFileSync(join(root, "pg-20260101T000000Z", "rows.json"), "{");
+  assert.throws(() => loadMechanismGroups(root), /pg-20260101T000000Z\/rows\.json: not readable JSON/);
+  rmSync(root, { recursive: true, force: true });
+});
