@@ -40,7 +40,10 @@ test("guestPgScript: a fresh server per run with huge_pages and slice_extension 
   assert.match(s, /SHOW huge_pages_status/);
   assert.match(s, /meminfo-start\.txt/);
   assert.match(s, /shared_buffers = 1GB/);
-  assert.match(s, /pgbench .* -S -C -c 2 /);
+  const seeded = guestPgScript({ bin: "/opt/pg/bin", user: "slicelab", runs, shape: defaultPgShape(), bufferKb: 1024, seed: "/w/seed/data" });
+  assert.match(seeded, /cp -a \/w\/seed\/data \$PGDATA/);
+  assert.doesNotMatch(seeded, /initdb/);
+  assert.match(s, /pgbench .* -S -C -c 2 -j 1 -T 2 /);
   // the header the script writes is one the holder-trace parser accepts
   const header = /echo "(# slicelab-lhp hold log v1:[^"]*)"/.exec(s)![1]!;
   const t = parseHolderTrace(`${header}\n# worker 7 tid 7 holds 3 logged 0 lost 0\n# slicelab-lhp trace follows\n`, "x");

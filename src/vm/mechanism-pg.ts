@@ -25,7 +25,8 @@
  * /proc/meminfo and `SHOW huge_pages_status` record whether huge_pages=on
  * really got huge pages.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { parseHolderTrace, summariseHolderTrace, HOLD_LOG_HEADER, TRACE_SEPARATOR } from "../parse/holder-trace.js";
@@ -93,11 +94,45 @@ export interface PgShape {
 export function defaultPgShape(o: Partial<PgShape> = {}): PgShape {
   return {
     sharedBuffers: o.sharedBuffers ?? "1GB",
-    scale: o.scale ?? 4,
+    scale: o.scale ?? 2,
     clients: o.clients ?? 3,
     connectClients: o.connectClients ?? 2,
-    durationS: o.durationS ?? 15,
+    durationS: o.durationS ?? 2,
   };
+}
+
+/** The server settings of every run (besides huge_pages, slice_extension and the socket directory). */
+export function pgConf(s: PgShape): string[] {
+  return ["listen_addresses = ''", `shared_buffers = ${s.sharedBuffers}`, `max_connections = ${s.clients + s.connectClients + 10}`, "fsync = off", "synchronous_commit = off", "autovacuum = off"];
+}
+
+/**
+ * The cluster every run starts from, made on this machine (natively, not in
+ * the emulated guest): initdb and pgbench -i as the cluster user, with a
+ * private socket directory and no TCP. The guest copies it into its tmpfs.
+ */
+export function prepareSeedCluster(o: { bin: string; user: string; dir: string; shape: PgShape }): { seconds: number; log: string } {
+  const t0 = Date.now();
+  const data = join(o.dir, "data");
+  const sock = join(o.dir, "sock");
+  mkdirSync(sock, { recursive: true });
+  const env = { ...process.env, GLIBC_TUNABLES: "glibc.pthread.rseq=0", LC_ALL: "C" };
+  let log = "";
+  const as = (args: string[]) => {
+    const r = spawnSync("runuser", ["-u", o.user, "--", ...args], { env, encoding: "utf8", timeout: 1_800_000 });
+    log += `$ ${args.join(" ")}\n${r.stdout ?? ""}${r.stderr ?? ""}`;
+    if (r.status !== 0) throw new UserError(`seed cluster: ${args[0]} failed (exit ${r.status}): ${(r.stderr ?? "").trim().slice(-400)}`);
+  };
+  spawnSync("chown", ["-R", o.user, o.dir]);
+  as([join(o.bin, "initdb"), "-D", data, "-U", "postgres", "-A", "trust", "--no-sync"]);
+  appendFileSync(join(data, "postgresql.conf"), `${pgConf(o.shape).join("\n")}\n`);
+  as([join(o.bin, "pg_ctl"), "-D", data, "-l", join(o.dir, "setup-server.log"), "-w", "-t", "600", "-o", `-c huge_pages=off -c unix_socket_directories=${sock} -c port=54399`, "start"]);
+  try {
+    as([join(o.bin, "pgbench"), "-h", sock, "-p", "54399", "-U", "postgres", "-i", "-s", String(o.shape.scale), "-q", "postgres"]);
+  } finally {
+    as([join(o.bin, "pg_ctl"), "-D", data, "-w", "-t", "600", "-m", "fast", "stop"]);
+  }
+  return { seconds: Math.round((Date.now() - t0) / 1000), log };
 }
 
 /**
@@ -105,10 +140,9 @@ export function defaultPgShape(o: Partial<PgShape> = {}): PgShape {
  * -i once, huge pages reserved for the server's shared memory
  * (shared_memory_size_in_huge_pages), tracefs set up, then every planned run.
  */
-export function guestPgScript(o: { bin: string; user: string; runs: PgPlannedRun[]; shape: PgShape; bufferKb: number }): string {
+export function guestPgScript(o: { bin: string; user: string; runs: PgPlannedRun[]; shape: PgShape; bufferKb: number; seed?: string }): string {
   const s = o.shape;
   const runs = o.runs.map((r) => `run ${r.id} ${r.mode} ${r.hugePages} ${r.extension === "on" ? "all" : "off"} ${r.seed}`).join("\n");
-  const maxConn = s.clients + s.connectClients + 10;
   return `set -u
 O="$SLICELAB_VM_OUT"; T=/sys/kernel/tracing; D=/sys/kernel/debug; B=${shQuote(o.bin)}; U=${shQuote(o.user)}
 P=/run/slicelab-pg; PGDATA=$P/data
@@ -119,19 +153,15 @@ uname -r > "$O/uname-r"
 cat $D/sched/preempt > "$O/preempt-at-boot"
 [ -r /proc/config.gz ] && zcat /proc/config.gz | sha256sum | cut -d' ' -f1 > "$O/config-sha256"
 mkdir -p $P && chown "$U" $P || { note "cannot create $P"; exit 3; }
-as $B/initdb -D $PGDATA -U postgres -A trust --no-sync > "$O/initdb.log" 2>&1 || { note "initdb failed"; exit 3; }
+${o.seed ? `cp -a ${shQuote(o.seed)} $PGDATA || { note "cannot copy the seed cluster"; exit 3; }
+echo "unix_socket_directories = '$P'" >> $PGDATA/postgresql.conf` : `as $B/initdb -D $PGDATA -U postgres -A trust --no-sync > "$O/initdb.log" 2>&1 || { note "initdb failed"; exit 3; }
 cat >> $PGDATA/postgresql.conf <<EOF
-listen_addresses = ''
+${pgConf(s).join("\n")}
 unix_socket_directories = '$P'
-shared_buffers = ${s.sharedBuffers}
-max_connections = ${maxConn}
-fsync = off
-synchronous_commit = off
-autovacuum = off
 EOF
 as $B/pg_ctl -D $PGDATA -l "$O/setup-server.log" -w -t 600 -o "-c huge_pages=off" start > /dev/null || { note "setup start failed"; exit 3; }
 as $B/pgbench -h $P -U postgres -i -s ${s.scale} -q postgres > "$O/pgbench-init.log" 2>&1 || { note "pgbench -i failed"; exit 3; }
-as $B/pg_ctl -D $PGDATA -w -t 600 -m fast stop > /dev/null
+as $B/pg_ctl -D $PGDATA -w -t 600 -m fast stop > /dev/null`}
 need=$(as $B/postgres -D $PGDATA -C shared_memory_size_in_huge_pages 2>/dev/null)
 echo "$need" > "$O/shared_memory_size_in_huge_pages"
 echo $((need + 8)) > /proc/sys/vm/nr_hugepages || note "nr_hugepages refused"
@@ -392,6 +422,7 @@ export interface PgMechanismRun {
   shape: PgShape;
   rows: PgMechanismRow[];
   failed: { run: string; reason: string }[];
+  seedSeconds: number;
   guest: { nrHugepages: string | null; sharedMemoryHugePages: string | null; meminfoBoot: string | null; configSha256: string | null; traceClock: string | null; preemptAtBoot: string | null; notes: string | null };
 }
 
@@ -403,7 +434,9 @@ export async function runPgMechanismInVm(o: PgMechanismOptions): Promise<PgMecha
   const rawDir = o.rawDir ?? join(workDir(), "mechanism", `pg-${stamp}`);
   mkdirSync(rawDir, { recursive: true });
   if (readdirSync(rawDir).length > 0) throw new UserError(`${rawDir}: not empty; choose a new raw directory`);
-  const script = guestPgScript({ bin: o.bin, user: o.user, runs: plan, shape, bufferKb: 32768 });
+  o.onConsole?.(`slicelab mechanism --pg: preparing the seed cluster on this machine (${join(rawDir, "seed")})\n`);
+  const seed = prepareSeedCluster({ bin: o.bin, user: o.user, dir: join(rawDir, "seed"), shape });
+  const script = guestPgScript({ bin: o.bin, user: o.user, runs: plan, shape, bufferKb: 32768, seed: join(rawDir, "seed", "data") });
   const vm = await runVm({
     kernel: o.kernel,
     accel: o.accel ?? "tcg-icount",
@@ -439,6 +472,7 @@ export async function runPgMechanismInVm(o: PgMechanismOptions): Promise<PgMecha
     shape,
     rows,
     failed,
+    seedSeconds: seed.seconds,
     guest: {
       nrHugepages: t("nr_hugepages"),
       sharedMemoryHugePages: t("shared_memory_size_in_huge_pages"),
