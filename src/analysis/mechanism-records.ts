@@ -20,7 +20,7 @@ export interface MechRecordGroup {
   cpus: number;
   /** The newest record's provenance, with plan and failed runs of every record. */
   prov: Record<string, any>;
-  rows: Record<string, any>[];
+  rows: any[];
 }
 
 function readJson(p: string): any {
@@ -72,7 +72,7 @@ export function pickMechanismGroups(groups: readonly MechRecordGroup[]): {
   tcg: MechRecordGroup[];
   pg: MechRecordGroup | null;
   /** The rows the predictions read: the 7.x factorial plus the none reference (VM if present, else host). */
-  rows: Record<string, any>[];
+  rows: any[];
 } {
   const most = (gs: MechRecordGroup[]) => (gs.length === 0 ? null : gs.reduce((a, b) => (b.rows.length > a.rows.length ? b : a)));
   const micro = groups.filter((g) => g.kind === "micro-vm");

@@ -170,6 +170,7 @@ grep -i huge /proc/meminfo > "$O/meminfo-boot.txt"
 echo 0 > $T/tracing_on
 echo mono > $T/trace_clock || { note "trace_clock mono refused"; exit 3; }
 echo ${o.bufferKb} > $T/buffer_size_kb || note "buffer_size_kb ${o.bufferKb} refused"
+echo 'prev_comm == "postgres" || next_comm == "postgres"' > $T/events/sched/sched_switch/filter || note "sched_switch filter refused"
 echo 1 > $T/events/sched/sched_switch/enable || { note "sched_switch refused"; exit 3; }
 echo 'stacktrace if prev_comm == "postgres"' > $T/events/sched/sched_switch/trigger || { note "stacktrace trigger refused"; exit 3; }
 for e in rseq_slice_grant rseq_slice_expire; do [ -e $T/events/rseq/$e/enable ] && echo 1 > $T/events/rseq/$e/enable; done
