@@ -159,7 +159,7 @@ cat >> $PGDATA/postgresql.conf <<EOF
 ${pgConf(s).join("\n")}
 unix_socket_directories = '$P'
 EOF
-as $B/pg_ctl -D $PGDATA -l "$O/setup-server.log" -w -t 600 -o "-c huge_pages=off" start > /dev/null || { note "setup start failed"; exit 3; }
+as $B/pg_ctl -D $PGDATA -l $P/setup-server.log -w -t 600 -o "-c huge_pages=off" start > /dev/null || { note "setup start failed"; exit 3; }
 as $B/pgbench -h $P -U postgres -i -s ${s.scale} -q postgres > "$O/pgbench-init.log" 2>&1 || { note "pgbench -i failed"; exit 3; }
 as $B/pg_ctl -D $PGDATA -w -t 600 -m fast stop > /dev/null`}
 need=$(as $B/postgres -D $PGDATA -C shared_memory_size_in_huge_pages 2>/dev/null)
@@ -178,12 +178,13 @@ cat $T/trace_clock > "$O/trace_clock"
 mkdir -p "$O/runs"
 run() {
   id=$1; mode=$2; hp=$3; ext=$4; seed=$5
-  R="$O/runs/$id"; mkdir -p "$R"
+  R="$O/runs/$id"; mkdir -p "$R"; rm -f $P/server.log
   echo $mode > $D/sched/preempt || { note "run $id: sched/preempt $mode refused"; echo refused > "$R/status"; return; }
   cat $D/sched/preempt > "$R/preempt"
   rm -f $PGDATA/slicelab-diag.txt $PGDATA/slicelab-holds.txt
-  if ! as $B/pg_ctl -D $PGDATA -l "$R/server.log" -w -t 600 -o "-c huge_pages=$hp -c slice_extension=$ext" start > /dev/null; then
-    grep -i huge /proc/meminfo > "$R/meminfo-start.txt"; echo start-failed > "$R/status"; return
+  # the server log goes to the guest's tmpfs (the shared directory is not writable by the cluster user)
+  if ! as $B/pg_ctl -D $PGDATA -l $P/server.log -w -t 600 -o "-c huge_pages=$hp -c slice_extension=$ext" start > "$R/pg_ctl-start.txt" 2>&1; then
+    grep -i huge /proc/meminfo > "$R/meminfo-start.txt"; cp $P/server.log "$R/server.log" 2>/dev/null; echo start-failed > "$R/status"; return
   fi
   grep -i huge /proc/meminfo > "$R/meminfo-start.txt"
   as $B/psql -h $P -U postgres -Atc "SHOW huge_pages_status" postgres > "$R/huge_pages_status" 2>&1
@@ -200,6 +201,7 @@ run() {
   grep -i huge /proc/meminfo > "$R/meminfo-end.txt"
   for c2 in $T/per_cpu/cpu*; do echo "== $(basename $c2)"; cat $c2/stats; done > "$R/buffer-stats.txt"
   as $B/pg_ctl -D $PGDATA -w -t 600 -m fast stop > /dev/null
+  cp $P/server.log "$R/server.log"
   cp $PGDATA/slicelab-diag.txt "$R/diag.txt" 2>/dev/null
   { echo "${HOLD_LOG_HEADER} postgres diag build, holds >= 0 ns with an involuntary switch"; cat $PGDATA/slicelab-holds.txt 2>/dev/null; echo "${TRACE_SEPARATOR}"; cat $T/trace; } | gzip -1 > "$R/holder-trace.txt.gz"
   echo "$lr $c" > "$R/pgbench-status"
