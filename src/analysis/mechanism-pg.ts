@@ -128,7 +128,7 @@ export function pgFactorialTable(cells: readonly PgCellSummary[]): Record<string
     "holds (M)": Number((c.holds / 1e6).toFixed(2)),
     "faults under lock /M": fmtInterval(c.rates.faults, 1),
     "faulted holds /M": fmtInterval(c.rates.faultedHolds, 1),
-    "preempted holds /M": fmtInterval(c.rates.preemptedHolds, 1),
+    "holds with an involuntary switch /M (getrusage, upper bound)": fmtInterval(c.rates.preemptedHolds, 1),
     "faulted & preempted": c.totals.faultedPreempted,
     "traced: in kernel": c.totals.kernel,
     "of which in fault": c.totals.kernelFault,
