@@ -277,3 +277,19 @@ test("loadMechanismGroups pools micro records of one shape, kernel and accel; ke
   assert.throws(() => loadMechanismGroups(root), /pg-20260101T000000Z\/rows\.json: not readable JSON/);
   rmSync(root, { recursive: true, force: true });
 });
+
+test("pgPooledRate and pgTraced pool the runs of a partial cell", async () => {
+  const { pgPooledRate, pgTraced } = await import("../src/analysis/mechanism-pg.js");
+  const rows = [
+    row({ run: "1", extension: "off", faultsUnderLock: 100, kernelFault: 2, returnInterrupt: 1 }),
+    row({ run: "2", extension: "on", faultsUnderLock: 200, kernelFault: 1 }),
+    row({ run: "3", hugePages: "on", faultsUnderLock: 1, returnFault: 1 }),
+    row({ run: "4", mode: "lazy", faultsUnderLock: 7 }),
+  ];
+  const i = pgPooledRate(rows, { mode: "full", hugePages: "off" }, "faults");
+  assert.equal(i.mean, 150);
+  assert.equal(i.n, 2);
+  assert.ok(i.lo < 150 && i.hi > 150);
+  assert.equal(pgPooledRate(rows, { mode: "full", hugePages: "on" }, "faults").n, 1);
+  assert.deepEqual(pgTraced(rows, { mode: "full" }), { runs: 3, kernel: 3, kernelFault: 3, atReturn: 2, returnFault: 1 });
+});

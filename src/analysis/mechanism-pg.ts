@@ -167,3 +167,21 @@ export function pgAnswerSentence(rows: readonly PgFactorialRow[], cells: readonl
   }
   return `PostgreSQL 18 diag build, Linux ${kr}, ${[...new Set(rows.map((r) => r.accel))].join("/")} (TCG functional evidence), ${rows.length} runs — ${parts.join(". ")}.`;
 }
+
+/** A rate over the runs matching a partial cell (e.g. one mode and huge-pages level, both extension arms), 95 % t interval. */
+export function pgPooledRate(rows: readonly PgFactorialRow[], where: Partial<{ mode: string; hugePages: string; extension: string }>, rate: PgRateName): Interval {
+  const rs = rows.filter((r) => (where.mode === undefined || r.mode === where.mode) && (where.hugePages === undefined || r.hugePages === where.hugePages) && (where.extension === undefined || r.extension === where.extension));
+  return tInterval(rs.map(PG_RATES[rate]));
+}
+
+/** Traced holder preemptions over the runs matching a partial cell: in the kernel (of which in a fault) and at the return. */
+export function pgTraced(rows: readonly PgFactorialRow[], where: Partial<{ mode: string; hugePages: string; extension: string }>): { runs: number; kernel: number; kernelFault: number; atReturn: number; returnFault: number } {
+  const rs = rows.filter((r) => (where.mode === undefined || r.mode === where.mode) && (where.hugePages === undefined || r.hugePages === where.hugePages) && (where.extension === undefined || r.extension === where.extension));
+  return {
+    runs: rs.length,
+    kernel: sum(rs.map((r) => r.kernelFault + r.kernelOther)),
+    kernelFault: sum(rs.map((r) => r.kernelFault)),
+    atReturn: sum(rs.map((r) => r.returnFault + r.returnInterrupt + r.returnSyscall)),
+    returnFault: sum(rs.map((r) => r.returnFault)),
+  };
+}

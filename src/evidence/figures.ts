@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { costModel } from "../analysis/patch-cost.js";
 import { extensionEffect, summariseCells, type CellSummary, type FactorialRow, type Interval } from "../analysis/mechanism.js";
 import { loadMechanismGroups, pickMechanismGroups } from "../analysis/mechanism-records.js";
-import { summarisePgCells, type PgCellSummary, type PgFactorialRow } from "../analysis/mechanism-pg.js";
+import { pgPooledRate, type PgFactorialRow } from "../analysis/mechanism-pg.js";
 
 export type Doc = "README.md" | "REPRODUCE.md";
 
@@ -176,16 +176,14 @@ type Part = "mean" | "lo" | "hi";
 const pct = (part: Part) => (i: Interval) => 100 * i[part];
 /** on − off of a per-1,000-holds rate in one mode, 4 KB pages. */
 const microEffect = (mode: string, rate: "kernel" | "atReturn", part: Part) => (_t: string, root: string): number => extensionEffect(microRows(root, "vm"), mode, "4k", rate)[part];
-/** A number of one PostgreSQL cell (mode/hugePages/extension). */
-const pgCell = (cell: string, f: (c: PgCellSummary) => number) => (_t: string, root: string): number => {
+/** Faults inside spin-style holds per 1e6 holds over the PostgreSQL runs of one mode and huge-pages level (both arms), 95 % t. */
+const pgRate = (mode: string, hugePages: string, part: Part) => (_t: string, root: string): number => {
   const grp = mechPick(root).pg;
   if (!grp) throw new Error(`no PostgreSQL group under ${MECH}`);
-  const [mode, hugePages, extension] = cell.split("/");
-  const c = summarisePgCells(grp.rows as PgFactorialRow[]).find((x) => x.mode === mode && x.hugePages === hugePages && x.extension === extension);
-  if (!c) throw new Error(`no PostgreSQL cell ${cell}`);
-  return f(c);
+  return pgPooledRate(grp.rows as PgFactorialRow[], { mode, hugePages }, "faults")[part];
 };
 const M1 = `${MECH}/20261201T215612Z/rows.json`;
+const PGR = `${MECH}/pg-20261201T224018Z/rows.json`;
 const MH = `${MECH}/host-20261201T184719Z/cells.json`;
 
 export const FIGURES: FigureEntry[] = [
@@ -318,6 +316,19 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "in-kernel preemptions to 0.00 under both modes", figure: "0.00", record: M1, field: "max over modes of hugetlb/off rates.kernel.mean", value: (t, root) => Math.max(microCell("vm", "full/hugetlb/off", (c) => c.rates.kernel.mean)(t, root), microCell("vm", "lazy/hugetlb/off", (c) => c.rates.kernel.mean)(t, root)) },
   { doc: R, sentence: "faults fell to 0.00 and in-kernel preemptions to 0.00", figure: "faults fell to 0.00", record: M1, field: "max over modes of 4k-prefault/off rates.faultsUnderLock.mean", value: (t, root) => Math.max(microCell("vm", "full/4k-prefault/off", (c) => c.rates.faultsUnderLock.mean)(t, root), microCell("vm", "lazy/4k-prefault/off", (c) => c.rates.faultsUnderLock.mean)(t, root)) },
   { doc: R, sentence: "faults fell to 0.00 and in-kernel preemptions to 0.00", figure: "preemptions to 0.00", record: M1, field: "max over modes of 4k-prefault/off rates.kernel.mean", value: (t, root) => Math.max(microCell("vm", "full/4k-prefault/off", (c) => c.rates.kernel.mean)(t, root), microCell("vm", "lazy/4k-prefault/off", (c) => c.rates.kernel.mean)(t, root)) },
+  { doc: R, sentence: "4940.5 (4298.4–5582.7) minor faults per million spin-style holds under full", figure: "4940.5", record: PGR, field: "full/huge_pages=off, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("full", "off", "mean") },
+  { doc: R, sentence: "4940.5 (4298.4–5582.7) minor faults per million spin-style holds under full", figure: "(4298.4", record: PGR, field: "full/huge_pages=off, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("full", "off", "lo") },
+  { doc: R, sentence: "4940.5 (4298.4–5582.7) minor faults per million spin-style holds under full", figure: "–5582.7)", record: PGR, field: "full/huge_pages=off, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("full", "off", "hi") },
+  { doc: R, sentence: "4123.0 (459.1–7786.9) minor faults per million spin-style holds under lazy", figure: "4123.0", record: PGR, field: "lazy/huge_pages=off, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("lazy", "off", "mean") },
+  { doc: R, sentence: "4123.0 (459.1–7786.9) minor faults per million spin-style holds under lazy", figure: "(459.1", record: PGR, field: "lazy/huge_pages=off, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("lazy", "off", "lo") },
+  { doc: R, sentence: "4123.0 (459.1–7786.9) minor faults per million spin-style holds under lazy", figure: "–7786.9)", record: PGR, field: "lazy/huge_pages=off, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("lazy", "off", "hi") },
+  { doc: R, sentence: "64.1 (57.6–70.7) minor faults per million spin-style holds under full", figure: "64.1", record: PGR, field: "full/huge_pages=on, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("full", "on", "mean") },
+  { doc: R, sentence: "64.1 (57.6–70.7) minor faults per million spin-style holds under full", figure: "(57.6", record: PGR, field: "full/huge_pages=on, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("full", "on", "lo") },
+  { doc: R, sentence: "64.1 (57.6–70.7) minor faults per million spin-style holds under full", figure: "–70.7)", record: PGR, field: "full/huge_pages=on, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("full", "on", "hi") },
+  { doc: R, sentence: "65.3 (−34.3–164.8) minor faults per million spin-style holds under lazy", figure: "65.3", record: PGR, field: "lazy/huge_pages=on, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("lazy", "on", "mean") },
+  { doc: R, sentence: "65.3 (−34.3–164.8) minor faults per million spin-style holds under lazy", figure: "(−34.3", record: PGR, field: "lazy/huge_pages=on, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("lazy", "on", "lo") },
+  { doc: R, sentence: "65.3 (−34.3–164.8) minor faults per million spin-style holds under lazy", figure: "–164.8)", record: PGR, field: "lazy/huge_pages=on, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("lazy", "on", "hi") },
+  { doc: R, sentence: "on, 540 of the 548 reserved pages held after start", figure: "540", record: PGR, field: "min hugePagesTaken over huge_pages=on runs", value: (t) => Math.min(...(JSON.parse(t) as { hugePages: string; hugePagesTaken: number }[]).filter((r) => r.hugePages === "on").map((r) => r.hugePagesTaken)) },
 ];
 
 export const MEASURED_REGIONS: MeasuredRegion[] = [
@@ -346,6 +357,7 @@ export const NOT_MEASURED: NotMeasured[] = [
   { doc: R, sentence: "pooled: Linux 7.2.13", figure: "7.2", why: "the guest kernel's version" },
   { doc: R, sentence: "0.5 s runs; 5 runs", figure: "0.5", why: "the run length (a design parameter)" },
   { doc: R, sentence: "in any 7.2 cell", figure: "7.2", why: "the guest kernel's version" },
+  { doc: R, sentence: "the diag build on Linux 7.2.13", figure: "7.2", why: "the guest kernel's version" },
   { doc: R, sentence: "95% CI half-width", figure: "95%", why: "the confidence level" },
   { doc: R, sentence: "(95% CI +34.4%", figure: "95%", why: "the confidence level" },
   { doc: R, sentence: "(AMD EPYC, kernel 6.18;", figure: "6.18", why: "the host kernel's version (recorded in the series' provenance.json), not a measurement" },
