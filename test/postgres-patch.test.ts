@@ -200,7 +200,7 @@ test("slicelab postgres patch --json reports the series; bad actions and options
   assert.match(bad.stderr, /expected one action \(fetch, patch, build, check, hook-cost or lock-ops\), found "frobnicate"/);
   const badVariant = cli(["build", "--version", "18", "--variant", "fancy"]);
   assert.equal(badVariant.status, 2);
-  assert.match(badVariant.stderr, /--variant: expected baseline, patched or both, found "fancy"/);
+  assert.match(badVariant.stderr, /--variant: expected baseline, patched, diag or both, found "fancy"/);
   const badVersion = cli(["fetch", "--version", "13"]);
   assert.equal(badVersion.status, 2);
   assert.match(badVersion.stderr, /--version: expected one of 15, 18, found "13"/);

@@ -274,3 +274,25 @@ export function answerSentence(rows: readonly FactorialRow[], cells: readonly Ce
   parts.push("Intervals: 95 % t over runs for rates, bootstrap over runs for shares.");
   return parts.join(" ");
 }
+
+/**
+ * What the accel changes, cell by cell present in both sets of rows (e.g.
+ * instruction-counted vs plain TCG): holder deschedulings per 1,000 holds, the
+ * in-kernel share and (extension on) the covered fraction, with intervals.
+ */
+export function accelContrast(a: readonly FactorialRow[], b: readonly FactorialRow[], labelA: string, labelB: string): string {
+  const ca = summariseCells(a);
+  const cb = summariseCells(b);
+  const bits: string[] = [];
+  for (const y of cb) {
+    const x = ca.find((c) => cellKey(c) === cellKey(y));
+    if (!x) continue;
+    const cov = y.extension === "on" ? `; covered fraction ${fmtInterval(x.coveredFraction, 0, 100)} % vs ${fmtInterval(y.coveredFraction, 0, 100)} %` : "";
+    bits.push(
+      `${cellKey(y)} (${x.runs} vs ${y.runs} runs): ${fmtInterval(x.rates.desched, 2)} vs ${fmtInterval(y.rates.desched, 2)} descheduled holds per 1,000, ` +
+        `in-kernel share ${fmtInterval(x.inKernelShare, 0, 100)} % vs ${fmtInterval(y.inKernelShare, 0, 100)} %${cov}`,
+    );
+  }
+  if (bits.length === 0) return `No cell is in both ${labelA} and ${labelB}.`;
+  return `${labelA} vs ${labelB} — ${bits.join("; ")}.`;
+}

@@ -10,7 +10,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { costModel } from "../analysis/patch-cost.js";
-import { extensionEffect, summariseCells, type CellSummary, type FactorialRow } from "../analysis/mechanism.js";
+import { extensionEffect, summariseCells, type CellSummary, type FactorialRow, type Interval } from "../analysis/mechanism.js";
+import { loadMechanismGroups, pickMechanismGroups } from "../analysis/mechanism-records.js";
+import { pgPooledRate, type PgFactorialRow } from "../analysis/mechanism-pg.js";
 import { captureSummary, snapshots, waitShareRanges } from "../analysis/lockstat-vm.js";
 import { collectedVmSeriesDirs, lockStatRunRows, topLockClasses } from "../collect/tables.js";
 import { parseProcLockStat } from "../parse/proc-lock-stat.js";
@@ -302,6 +304,40 @@ function overheadRow(row: string, stamp: string, ratio: string, lo: string, hi: 
     { doc: R, sentence: row, figure: `| ${sdPct} |`, record, field: "tpsRatio.sdLogPerPair × 100", value: (t) => 100 * jsonField(t, "tpsRatio.sdLogPerPair") },
   ];
 }
+
+
+// ---------------------------------------------------------------------------
+// §8 (issue 14, the mechanism): values computed from data/runs/mechanism-2026/ the way notebook 07
+// groups and pools the records (src/analysis/mechanism-records.ts).
+
+const MECH = "data/runs/mechanism-2026";
+type MechGroupName = "vm" | "noneVm" | "host";
+const mechPick = (root: string) => pickMechanismGroups(loadMechanismGroups(join(root, MECH)));
+const microRows = (root: string, g: MechGroupName): FactorialRow[] => {
+  const grp = mechPick(root)[g];
+  if (!grp) throw new Error(`no ${g} group under ${MECH}`);
+  return grp.rows as FactorialRow[];
+};
+/** A number of one micro cell (mode/pages/extension) of a group. */
+const microCell = (g: MechGroupName, cell: string, f: (c: CellSummary) => number) => (_t: string, root: string): number => {
+  const [mode, pages, extension] = cell.split("/");
+  const c = summariseCells(microRows(root, g)).find((x) => x.mode === mode && x.pages === pages && x.extension === extension);
+  if (!c) throw new Error(`no cell ${cell} in the ${g} group`);
+  return f(c);
+};
+type Part = "mean" | "lo" | "hi";
+const pct = (part: Part) => (i: Interval) => 100 * i[part];
+/** on − off of a per-1,000-holds rate in one mode, 4 KB pages. */
+const microEffect = (mode: string, rate: "kernel" | "atReturn", part: Part) => (_t: string, root: string): number => extensionEffect(microRows(root, "vm"), mode, "4k", rate)[part];
+/** Faults inside spin-style holds per 1e6 holds over the PostgreSQL runs of one mode and huge-pages level (both arms), 95 % t. */
+const pgRate = (mode: string, hugePages: string, part: Part) => (_t: string, root: string): number => {
+  const grp = mechPick(root).pg;
+  if (!grp) throw new Error(`no PostgreSQL group under ${MECH}`);
+  return pgPooledRate(grp.rows as PgFactorialRow[], { mode, hugePages }, "faults")[part];
+};
+const M1 = `${MECH}/20261201T215612Z/rows.json`;
+const PGR = `${MECH}/pg-20261201T224018Z/rows.json`;
+const MH = `${MECH}/host-20261201T184719Z/cells.json`;
 
 export const FIGURES: FigureEntry[] = [
   // §3, harness overhead: the table of records.
@@ -607,9 +643,57 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "0 grants, 618 re-arms and 997 requests dropped", figure: "0 grants", record: V2STUDY, field: "lazy, all: granted_yielded + granted_expired summed (seriesCellCounters)", value: v2Cell("lazy", (c) => c.counters.pgGrantedYielded! + c.counters.pgGrantedExpired!) },
   { doc: R, sentence: "0 grants, 618 re-arms and 997 requests dropped", figure: "618", record: V2STUDY, field: "lazy, all: rearmed summed (seriesCellCounters)", value: v2Cell("lazy", (c) => c.counters.pgRearmed!) },
   { doc: R, sentence: "0 grants, 618 re-arms and 997 requests dropped", figure: "997", record: V2STUDY, field: "lazy, all: dropped_without_grant summed (seriesCellCounters)", value: v2Cell("lazy", (c) => c.counters.pgDroppedWithoutGrant!) },
+  // §8 — the mechanism (issue 14): REPRODUCE's "What is recorded so far", recomputed from the pooled
+  // records the way notebook 07 groups them (src/analysis/mechanism-records.ts).
+  { doc: R, sentence: "faults under lock 250.0 per 1,000 holds with 4 KB pages", figure: "250.0", record: MH, field: "none/4k/off rates.faultsUnderLock.mean", value: microCell("host", "none/4k/off", (c) => c.rates.faultsUnderLock.mean) },
+  { doc: R, sentence: "0.00 with the region pre-faulted (P7)", figure: "0.00", record: MH, field: "none/4k-prefault/off rates.faultsUnderLock.mean", value: microCell("host", "none/4k-prefault/off", (c) => c.rates.faultsUnderLock.mean) },
+  { doc: R, sentence: "was 28 % (24–32) under full", figure: "28 %", record: M1, field: "full/4k/off inKernelShare.mean × 100", value: microCell("vm", "full/4k/off", (c) => pct("mean")(c.inKernelShare)) },
+  { doc: R, sentence: "was 28 % (24–32) under full", figure: "(24", record: M1, field: "full/4k/off inKernelShare.lo × 100", value: microCell("vm", "full/4k/off", (c) => pct("lo")(c.inKernelShare)) },
+  { doc: R, sentence: "was 28 % (24–32) under full", figure: "–32)", record: M1, field: "full/4k/off inKernelShare.hi × 100", value: microCell("vm", "full/4k/off", (c) => pct("hi")(c.inKernelShare)) },
+  { doc: R, sentence: "and 28 % (26–30) under lazy", figure: "28 %", record: M1, field: "lazy/4k/off inKernelShare.mean × 100", value: microCell("vm", "lazy/4k/off", (c) => pct("mean")(c.inKernelShare)) },
+  { doc: R, sentence: "and 28 % (26–30) under lazy", figure: "(26", record: M1, field: "lazy/4k/off inKernelShare.lo × 100", value: microCell("vm", "lazy/4k/off", (c) => pct("lo")(c.inKernelShare)) },
+  { doc: R, sentence: "and 28 % (26–30) under lazy", figure: "–30)", record: M1, field: "lazy/4k/off inKernelShare.hi × 100", value: microCell("vm", "lazy/4k/off", (c) => pct("hi")(c.inKernelShare)) },
+  { doc: R, sentence: "With the extension on, 75 % (73–77) (full)", figure: "75 %", record: M1, field: "full/4k/on coveredFraction.mean × 100", value: microCell("vm", "full/4k/on", (c) => pct("mean")(c.coveredFraction)) },
+  { doc: R, sentence: "With the extension on, 75 % (73–77) (full)", figure: "(73", record: M1, field: "full/4k/on coveredFraction.lo × 100", value: microCell("vm", "full/4k/on", (c) => pct("lo")(c.coveredFraction)) },
+  { doc: R, sentence: "With the extension on, 75 % (73–77) (full)", figure: "–77)", record: M1, field: "full/4k/on coveredFraction.hi × 100", value: microCell("vm", "full/4k/on", (c) => pct("hi")(c.coveredFraction)) },
+  { doc: R, sentence: "and 74 % (71–78) (lazy)", figure: "74 %", record: M1, field: "lazy/4k/on coveredFraction.mean × 100", value: microCell("vm", "lazy/4k/on", (c) => pct("mean")(c.coveredFraction)) },
+  { doc: R, sentence: "and 74 % (71–78) (lazy)", figure: "(71", record: M1, field: "lazy/4k/on coveredFraction.lo × 100", value: microCell("vm", "lazy/4k/on", (c) => pct("lo")(c.coveredFraction)) },
+  { doc: R, sentence: "and 74 % (71–78) (lazy)", figure: "–78)", record: M1, field: "lazy/4k/on coveredFraction.hi × 100", value: microCell("vm", "lazy/4k/on", (c) => pct("hi")(c.coveredFraction)) },
+  { doc: R, sentence: "changed by −3.05 (−3.57 … −2.53)", figure: "−3.05", record: M1, field: "full/4k on − off atReturn per 1,000 (Welch mean)", value: microEffect("full", "atReturn", "mean") },
+  { doc: R, sentence: "changed by −3.05 (−3.57 … −2.53)", figure: "(−3.57", record: M1, field: "full/4k on − off atReturn lo", value: microEffect("full", "atReturn", "lo") },
+  { doc: R, sentence: "changed by −3.05 (−3.57 … −2.53)", figure: "−2.53)", record: M1, field: "full/4k on − off atReturn hi", value: microEffect("full", "atReturn", "hi") },
+  { doc: R, sentence: "and −2.94 (−3.23 … −2.65) per 1,000 holds", figure: "−2.94", record: M1, field: "lazy/4k on − off atReturn per 1,000 (Welch mean)", value: microEffect("lazy", "atReturn", "mean") },
+  { doc: R, sentence: "and −2.94 (−3.23 … −2.65) per 1,000 holds", figure: "(−3.23", record: M1, field: "lazy/4k on − off atReturn lo", value: microEffect("lazy", "atReturn", "lo") },
+  { doc: R, sentence: "and −2.94 (−3.23 … −2.65) per 1,000 holds", figure: "−2.65)", record: M1, field: "lazy/4k on − off atReturn hi", value: microEffect("lazy", "atReturn", "hi") },
+  { doc: R, sentence: "in-kernel ones by −0.08 (−0.31 … 0.14)", figure: "−0.08", record: M1, field: "full/4k on − off kernel per 1,000 (Welch mean)", value: microEffect("full", "kernel", "mean") },
+  { doc: R, sentence: "in-kernel ones by −0.08 (−0.31 … 0.14)", figure: "(−0.31", record: M1, field: "full/4k on − off kernel lo", value: microEffect("full", "kernel", "lo") },
+  { doc: R, sentence: "in-kernel ones by −0.08 (−0.31 … 0.14)", figure: "0.14)", record: M1, field: "full/4k on − off kernel hi", value: microEffect("full", "kernel", "hi") },
+  { doc: R, sentence: "and −0.06 (−0.26 … 0.14) (on − off)", figure: "−0.06", record: M1, field: "lazy/4k on − off kernel per 1,000 (Welch mean)", value: microEffect("lazy", "kernel", "mean") },
+  { doc: R, sentence: "and −0.06 (−0.26 … 0.14) (on − off)", figure: "(−0.26", record: M1, field: "lazy/4k on − off kernel lo", value: microEffect("lazy", "kernel", "lo") },
+  { doc: R, sentence: "and −0.06 (−0.26 … 0.14) (on − off)", figure: "0.14)", record: M1, field: "lazy/4k on − off kernel hi", value: microEffect("lazy", "kernel", "hi") },
+  { doc: R, sentence: "faults under lock fell from 125.0 to 0.26 per 1,000 holds (full)", figure: "125.0", record: M1, field: "full/4k/off rates.faultsUnderLock.mean", value: microCell("vm", "full/4k/off", (c) => c.rates.faultsUnderLock.mean) },
+  { doc: R, sentence: "faults under lock fell from 125.0 to 0.26 per 1,000 holds (full)", figure: "0.26", record: M1, field: "full/hugetlb/off rates.faultsUnderLock.mean", value: microCell("vm", "full/hugetlb/off", (c) => c.rates.faultsUnderLock.mean) },
+  { doc: R, sentence: "in-kernel preemptions to 0.00 under both modes", figure: "0.00", record: M1, field: "max over modes of hugetlb/off rates.kernel.mean", value: (t, root) => Math.max(microCell("vm", "full/hugetlb/off", (c) => c.rates.kernel.mean)(t, root), microCell("vm", "lazy/hugetlb/off", (c) => c.rates.kernel.mean)(t, root)) },
+  { doc: R, sentence: "faults fell to 0.00 and in-kernel preemptions to 0.00", figure: "faults fell to 0.00", record: M1, field: "max over modes of 4k-prefault/off rates.faultsUnderLock.mean", value: (t, root) => Math.max(microCell("vm", "full/4k-prefault/off", (c) => c.rates.faultsUnderLock.mean)(t, root), microCell("vm", "lazy/4k-prefault/off", (c) => c.rates.faultsUnderLock.mean)(t, root)) },
+  { doc: R, sentence: "faults fell to 0.00 and in-kernel preemptions to 0.00", figure: "preemptions to 0.00", record: M1, field: "max over modes of 4k-prefault/off rates.kernel.mean", value: (t, root) => Math.max(microCell("vm", "full/4k-prefault/off", (c) => c.rates.kernel.mean)(t, root), microCell("vm", "lazy/4k-prefault/off", (c) => c.rates.kernel.mean)(t, root)) },
+  { doc: R, sentence: "4940.5 (4298.4–5582.7) minor faults per million spin-style holds under full", figure: "4940.5", record: PGR, field: "full/huge_pages=off, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("full", "off", "mean") },
+  { doc: R, sentence: "4940.5 (4298.4–5582.7) minor faults per million spin-style holds under full", figure: "(4298.4", record: PGR, field: "full/huge_pages=off, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("full", "off", "lo") },
+  { doc: R, sentence: "4940.5 (4298.4–5582.7) minor faults per million spin-style holds under full", figure: "–5582.7)", record: PGR, field: "full/huge_pages=off, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("full", "off", "hi") },
+  { doc: R, sentence: "4123.0 (459.1–7786.9) minor faults per million spin-style holds under lazy", figure: "4123.0", record: PGR, field: "lazy/huge_pages=off, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("lazy", "off", "mean") },
+  { doc: R, sentence: "4123.0 (459.1–7786.9) minor faults per million spin-style holds under lazy", figure: "(459.1", record: PGR, field: "lazy/huge_pages=off, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("lazy", "off", "lo") },
+  { doc: R, sentence: "4123.0 (459.1–7786.9) minor faults per million spin-style holds under lazy", figure: "–7786.9)", record: PGR, field: "lazy/huge_pages=off, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("lazy", "off", "hi") },
+  { doc: R, sentence: "64.1 (57.6–70.7) minor faults per million spin-style holds under full", figure: "64.1", record: PGR, field: "full/huge_pages=on, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("full", "on", "mean") },
+  { doc: R, sentence: "64.1 (57.6–70.7) minor faults per million spin-style holds under full", figure: "(57.6", record: PGR, field: "full/huge_pages=on, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("full", "on", "lo") },
+  { doc: R, sentence: "64.1 (57.6–70.7) minor faults per million spin-style holds under full", figure: "–70.7)", record: PGR, field: "full/huge_pages=on, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("full", "on", "hi") },
+  { doc: R, sentence: "65.3 (−34.3–164.8) minor faults per million spin-style holds under lazy", figure: "65.3", record: PGR, field: "lazy/huge_pages=on, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("lazy", "on", "mean") },
+  { doc: R, sentence: "65.3 (−34.3–164.8) minor faults per million spin-style holds under lazy", figure: "(−34.3", record: PGR, field: "lazy/huge_pages=on, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("lazy", "on", "lo") },
+  { doc: R, sentence: "65.3 (−34.3–164.8) minor faults per million spin-style holds under lazy", figure: "–164.8)", record: PGR, field: "lazy/huge_pages=on, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("lazy", "on", "hi") },
+  { doc: R, sentence: "on, 540 of the 548 reserved pages held after start", figure: "540", record: PGR, field: "min hugePagesTaken over huge_pages=on runs", value: (t) => Math.min(...(JSON.parse(t) as { hugePages: string; hugePagesTaken: number }[]).filter((r) => r.hugePages === "on").map((r) => r.hugePagesTaken)) },
 ];
 
 export const MEASURED_REGIONS: MeasuredRegion[] = [
+  // §8 (issue 14): the mechanism's results.
+  { doc: R, from: "What is recorded so far (all TCG functional evidence", to: "What icount cannot model:" },
   { doc: R, from: "### Our A/A series (the noise floor of this machine)", to: "To measure the noise floor of a quiet machine" },
   { doc: R, from: "- Launch order.", to: "- The earlier doubt is settled." },
   { doc: R, from: "`npm run test:e2e` runs this whole path", to: "The preemption-mode × extension design" },
@@ -641,6 +725,16 @@ export const NOT_MEASURED: NotMeasured[] = [
   { doc: R, sentence: "PostgreSQL 18.6, the first 2 of 28 groups", figure: "18.6", why: "the PostgreSQL version" },
   { doc: R, sentence: "(the 7.2 VM, `lock-ops-per-txn-20261130`)", figure: "7.2", why: "the guest kernel's version" },
   { doc: R, sentence: "(the 6.18 host through the shim", figure: "6.18", why: "the host kernel's version" },
+  // §8 (issue 14): versions and design parameters in the mechanism's results.
+  { doc: R, sentence: "this machine's 6.18 kernel (preempt=none", figure: "6.18", why: "the host kernel's version" },
+  { doc: R, sentence: "extension off (6.18 has none)", figure: "6.18", why: "the host kernel's version" },
+  { doc: R, sentence: "in the VM on Linux 6.1 was not run", figure: "6.1", why: "a kernel version" },
+  { doc: R, sentence: "the 6.1.176 tree is configured", figure: "6.1", why: "a kernel version" },
+  { doc: R, sentence: "The 7.2 factorial in the VM", figure: "7.2", why: "the guest kernel's version" },
+  { doc: R, sentence: "pooled: Linux 7.2.13", figure: "7.2", why: "the guest kernel's version" },
+  { doc: R, sentence: "0.5 s runs; 5 runs", figure: "0.5", why: "the run length (a design parameter)" },
+  { doc: R, sentence: "in any 7.2 cell", figure: "7.2", why: "the guest kernel's version" },
+  { doc: R, sentence: "the diag build on Linux 7.2.13", figure: "7.2", why: "the guest kernel's version" },
   { doc: R, sentence: "95% CI half-width", figure: "95%", why: "the confidence level" },
   { doc: R, sentence: "(95% CI +34.4%", figure: "95%", why: "the confidence level" },
   { doc: R, sentence: "(AMD EPYC, kernel 6.18;", figure: "6.18", why: "the host kernel's version (recorded in the series' provenance.json), not a measurement" },

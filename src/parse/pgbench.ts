@@ -32,7 +32,9 @@ export type PgbenchTpsMode =
   /** PostgreSQL ≤ 13: connection set-up time is not counted (the comparable figure). */
   | "excluding connections establishing"
   /** PostgreSQL ≤ 13, when the output lacks the "excluding" line. */
-  | "including connections establishing";
+  | "including connections establishing"
+  /** PostgreSQL 14+ with -C/--connect: every transaction's connection time is counted. */
+  | "including reconnection times";
 
 /** One `--progress` line. */
 export interface PgbenchProgress {
@@ -130,6 +132,7 @@ const TPS_MODES: Record<string, PgbenchTpsMode> = {
   "without initial connection time": "without initial connection time",
   "excluding connections establishing": "excluding connections establishing",
   "including connections establishing": "including connections establishing",
+  "including reconnection times": "including reconnection times",
 };
 
 type RunDraft = Omit<PgbenchRun, "line" | "tps" | "tpsMode" | "excerpt"> & {
@@ -505,7 +508,7 @@ export function parsePgbench(text: string, file: string): PgbenchRun[] {
       if (!tm) throw new ParseError(file, n, 'a tps line "tps = N (without initial connection time)" or "(… connections establishing)"', quoteFound(raw));
       const mode = TPS_MODES[tm[2]!.trim()];
       if (!mode) {
-        throw new ParseError(file, n, 'a tps mode "without initial connection time", "including/excluding connections establishing"', quoteFound(raw));
+        throw new ParseError(file, n, 'a tps mode "without initial connection time", "including/excluding connections establishing" or "including reconnection times"', quoteFound(raw));
       }
       const value = num(file, n, tm[1]!, "a tps figure", raw);
       if (!Number.isFinite(value)) throw new ParseError(file, n, "a finite tps figure", quoteFound(raw));

@@ -20,13 +20,22 @@ import { assertBuildAllowed } from "../util/build-guard.js";
 import { UserError } from "../util/errors.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { cacheDir, workDir } from "../util/paths.js";
-import { applyPatchSeries, patchFiles, patchHash } from "./patch.js";
+import { applyDiagPatches, applyPatchSeries, diagPatchFiles, diagPatchHash, patchFiles, patchHash } from "./patch.js";
 import type { PgSource, SourceOrigin } from "./source.js";
 
 const run = promisify(execFile);
 
-export type BuildVariant = "baseline" | "patched";
+/**
+ * diag: the patched build plus kernel-patches/postgresql/MAJOR/diag/NNNN-*.patch,
+ * configured with CPPFLAGS=-DSLICELAB_DIAG (counts faults inside spin-style
+ * lock holds; never a benchmark build, never part of "both").
+ */
+export type BuildVariant = "baseline" | "patched" | "diag";
 export const BUILD_VARIANTS: readonly BuildVariant[] = ["baseline", "patched"];
+export const ALL_BUILD_VARIANTS: readonly BuildVariant[] = ["baseline", "patched", "diag"];
+
+/** The define that turns the diagnostic patch on (diag variant only). */
+export const DIAG_CPPFLAGS = "CPPFLAGS=-DSLICELAB_DIAG";
 
 /** configure options of every kit build (besides --prefix). */
 export const CONFIGURE_OPTIONS: readonly string[] = ["--without-icu", "--without-readline"];
@@ -79,9 +88,11 @@ export function installRoot(): string {
 /** The cache key of a build: version, variant, source and (patched) patch hash. */
 export function buildKey(src: PgSource, variant: BuildVariant): string {
   const parts = [src.version, variant, src.key, ...CONFIGURE_OPTIONS];
-  if (variant === "patched") parts.push(patchHash(src.major));
+  if (variant !== "baseline") parts.push(patchHash(src.major));
+  if (variant === "diag") parts.push(diagPatchHash(src.major), DIAG_CPPFLAGS);
   const h = createHash("sha256").update(parts.join("\n")).digest("hex").slice(0, 12);
-  return `${src.version}-${variant}-${variant === "patched" ? `${patchHash(src.major)}-` : ""}${h}`;
+  const hashes = variant === "patched" ? `${patchHash(src.major)}-` : variant === "diag" ? `${patchHash(src.major)}-${diagPatchHash(src.major)}-` : "";
+  return `${src.version}-${variant}-${hashes}${h}`;
 }
 
 export function prefixFor(src: PgSource, variant: BuildVariant): string {
@@ -175,7 +186,8 @@ export interface BuildOptions {
  */
 export async function buildPostgres(src: PgSource, variant: BuildVariant, opts: BuildOptions = {}): Promise<BuildResult> {
   const say = opts.log ?? (() => {});
-  if (variant === "patched") patchFiles(src.major); // fail early, naming the missing series
+  if (variant !== "baseline") patchFiles(src.major); // fail early, naming the missing series
+  if (variant === "diag") diagPatchFiles(src.major);
   const prefix = prefixFor(src, variant);
   const existing = readBuildRecord(prefix);
   if (existing && !opts.force) return { prefix, binDir: join(prefix, "bin"), record: existing, reused: true };
@@ -195,13 +207,15 @@ export async function buildPostgres(src: PgSource, variant: BuildVariant, opts: 
     say(`copying ${src.dir} to ${tree}`);
     cpSync(src.dir, tree, { recursive: true, filter: (p) => !p.endsWith("/.git") });
     let patch: BuildRecord["patch"] = null;
-    if (variant === "patched") {
+    if (variant !== "baseline") {
       say(`applying ${patchFiles(src.major).map((p) => p.split("/").pop()).join(", ")}`);
       const applied = await applyPatchSeries(tree, src.major);
+      const diag = variant === "diag" ? await applyDiagPatches(tree, src.major) : [];
+      const files = [...applied.patches, ...diag];
       patch = {
-        files: applied.patches.map((p) => p.split("/").slice(-3).join("/")),
-        sha256: applied.patches.map((p) => createHash("sha256").update(readFileSync(p)).digest("hex")),
-        hash: patchHash(src.major),
+        files: files.map((p) => p.split("/").slice(variant === "diag" && diag.includes(p) ? -4 : -3).join("/")),
+        sha256: files.map((p) => createHash("sha256").update(readFileSync(p)).digest("hex")),
+        hash: variant === "diag" ? `${patchHash(src.major)}+${diagPatchHash(src.major)}` : patchHash(src.major),
       };
     }
     const ccache = await which("ccache");
@@ -215,7 +229,7 @@ export async function buildPostgres(src: PgSource, variant: BuildVariant, opts: 
       // ccache's entries live in the kit's cache too, so an empty SLICELAB_CACHE is a truly cold build.
       env.CCACHE_DIR = join(cacheDir(), "postgres", "ccache");
     }
-    const configure = [`--prefix=${prefix}`, ...CONFIGURE_OPTIONS];
+    const configure = [`--prefix=${prefix}`, ...CONFIGURE_OPTIONS, ...(variant === "diag" ? [DIAG_CPPFLAGS] : [])];
     const jobs = opts.jobs ?? Math.max(1, Math.min(2, cpus().length));
     say(`configure ${configure.join(" ")} CC="${cc}"`);
     await step("./configure", [...configure, `CC=${cc}`], tree, env, log, `configure (${src.version} ${variant})`);

@@ -68,6 +68,37 @@ export function patchFiles(major: string): string[] {
   return files.map((n) => join(dir, n));
 }
 
+/**
+ * The diagnostic patches for MAJOR (kernel-patches/postgresql/MAJOR/diag/NNNN-*.patch),
+ * applied on top of the series by the diag build only; a UserError when there are none.
+ */
+export function diagPatchFiles(major: string): string[] {
+  const dir = join(patchDir(major), "diag");
+  const files = existsSync(dir) ? readdirSync(dir).filter((n) => /^\d{4}-.*\.patch$/.test(n)).sort() : [];
+  if (files.length === 0) throw new UserError(`no diagnostic patch for PostgreSQL ${major}: expected ${dir}/NNNN-*.patch`);
+  return files.map((n) => join(dir, n));
+}
+
+export function diagPatchHash(major: string): string {
+  const h = createHash("sha256");
+  for (const f of diagPatchFiles(major)) h.update(readFileSync(f));
+  return h.digest("hex").slice(0, 12);
+}
+
+/** Applies the diagnostic patches to TREE (already patched with the series): a dry run first, no fuzz. */
+export async function applyDiagPatches(tree: string, major: string): Promise<string[]> {
+  const files = diagPatchFiles(major);
+  for (const p of files) {
+    try {
+      await run("patch", ["-p1", "--batch", "--forward", "--fuzz=0", "--dry-run", "-i", p], { cwd: tree, maxBuffer: 1 << 24 });
+    } catch (err) {
+      throw new UserError(`${p}: does not apply on top of the series to ${tree}: ${((err as { stdout?: string }).stdout ?? (err as Error).message).trim().slice(0, 400)}`);
+    }
+    await run("patch", ["-p1", "--batch", "--forward", "--fuzz=0", "-i", p], { cwd: tree, maxBuffer: 1 << 24 });
+  }
+  return files;
+}
+
 /** 12 hex digits of sha256 over the series' bytes: identifies the patched build. */
 export function patchHash(major: string): string {
   const h = createHash("sha256");

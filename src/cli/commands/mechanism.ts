@@ -10,6 +10,8 @@ import { answerSentence, summariseCells, type FactorialRow } from "../../analysi
 import { evaluatePredictions } from "../../analysis/mechanism-predictions.js";
 import { kitInfo, hostInfo } from "../../bench/provenance.js";
 import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { ensureDiagBin, runPgMechanismInVm, type HugeLevel, type PgMechanismRow } from "../../vm/mechanism-pg.js";
+import { pgAnswerSentence, summarisePgCells, type PgFactorialRow } from "../../analysis/mechanism-pg.js";
 import { join } from "node:path";
 
 const usage = `usage: slicelab mechanism SUBCOMMAND [OPTIONS] [--json]
@@ -28,8 +30,22 @@ const usage = `usage: slicelab mechanism SUBCOMMAND [OPTIONS] [--json]
       Writes rows.json / rows.csv (one row per run), cells.json, predictions.json
       and provenance.json to data/runs/mechanism-2026/STAMP/ (or --out DIR);
       raw traces stay under .work/mechanism/.
+  run --pg [--blocks N] [--duration S] [--modes full,lazy] [--huge-pages off,on]
+      [--extensions off,on] [--shared-buffers 1GB] [--scale N] [--clients C]
+      [--connect-clients K] [--bin DIR] [--mem MIB] [--accel …] [--kernel PATH]
+      The same factorial on PostgreSQL 18 (the diagnostic build, \`slicelab
+      postgres build --variant diag\`, or --bin DIR): mode × huge_pages ×
+      slice_extension in N randomised blocks (default 3) in one boot (1 vCPU,
+      default 3072 MiB, shared_buffers 1GB, huge pages reserved from
+      shared_memory_size_in_huge_pages); every run a fresh server (an empty
+      pool: the freelist phase) with C persistent select-only sessions and K
+      sessions connecting per transaction (new backends). Per run: spin-style
+      holds, faults and involuntary switches inside them (diag counters), where
+      the traced preempted holders were, grants, huge pages held, tps.
+      Records go to data/runs/mechanism-2026/pg-STAMP/ (or --out DIR).
   analyse DIR
-      Recompute cells, predictions and the answer from DIR/rows.json.
+      Recompute cells, predictions and the answer from DIR/rows.json
+      (a --pg record: cells.json and answer.txt).
   run --host [--blocks N] [--pages …] [--duration S] …
       The same runs on this machine's kernel instead of a VM (root; tracefs
       and debugfs mounted): a private tracing instance, the preemption mode as
@@ -95,6 +111,12 @@ export const mechanismCommand: Command = {
       const { values, positionals } = parseCommandArgs("mechanism", rest, { json: { type: "boolean" } });
       if (positionals.length !== 1) throw new UserError("usage: slicelab mechanism analyse DIR");
       const rows = readMechanismRows(positionals[0]!);
+      if (rows.length > 0 && "hugePages" in (rows[0] as object)) {
+        const { answer } = writePgAnalysis(positionals[0]!, rows as unknown as PgMechanismRow[]);
+        if (values.json) printJson({ dir: positionals[0], rows: rows.length, answer });
+        else process.stdout.write(`${answer}\n`);
+        return 0;
+      }
       const { answer } = writeAnalysis(positionals[0]!, rows);
       if (values.json) printJson({ dir: positionals[0], rows: rows.length, answer });
       else process.stdout.write(`${answer}\n`);
@@ -107,7 +129,13 @@ export const mechanismCommand: Command = {
       "cs-ns": { type: "string" }, "fault-every": { type: "string" }, "region-mib": { type: "string" }, "jitter-pct": { type: "string" },
       cpus: { type: "string" }, mem: { type: "string" }, accel: { type: "string" }, kernel: { type: "string" },
       timeout: { type: "string" }, out: { type: "string" }, quiet: { type: "boolean" }, json: { type: "boolean" }, host: { type: "boolean" },
+      pg: { type: "boolean" }, "huge-pages": { type: "string" }, "shared-buffers": { type: "string" }, scale: { type: "string" },
+      clients: { type: "string" }, "connect-clients": { type: "string" }, bin: { type: "string" },
     });
+    if (values.pg) return runPg(values);
+    for (const k of ["huge-pages", "shared-buffers", "scale", "clients", "connect-clients", "bin"] as const) {
+      if (values[k] !== undefined) throw new UserError(`--${k} belongs to \`mechanism run --pg\``);
+    }
     if (positionals.length > 0) throw new UserError(`unexpected argument ${JSON.stringify(positionals[0])}`);
     const accel = (values.accel ?? "tcg-icount") as Accel;
     if (!ACCELS.includes(accel)) throw new UserError(`--accel expects ${ACCELS.join(", ")}, got "${values.accel}"`);
@@ -175,3 +203,96 @@ export const mechanismCommand: Command = {
     return r.failed.length === 0 ? 0 : 1;
   },
 };
+
+const PG_CSV_FIELDS: (keyof PgMechanismRow)[] = [
+  "run", "block", "order", "seed", "mode", "modeActive", "kernelRelease", "accel", "hugePages", "hugePagesStatus", "hugePagesTaken", "hugePagesTotal",
+  "extension", "sliceExtensionStatus", "durationS", "holds", "faultedHolds", "faultsUnderLock", "preemptedHolds", "faultedPreemptedHolds", "grantedHolds",
+  "faultedGrantedHolds", "backendProcesses", "deschedHolds", "kernelFault", "kernelOther", "returnFault", "returnInterrupt", "returnSyscall", "voluntary",
+  "unclassified", "logLost", "lostEvents", "grants", "expired", "revoked", "yields", "tpsLoad", "tpsConnect", "transactionsLoad", "transactionsConnect",
+];
+
+export function pgRowsCsv(rows: readonly PgMechanismRow[]): string {
+  const cell = (v: unknown) => (v === null || v === undefined ? "" : /[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
+  return `${PG_CSV_FIELDS.join(",")}\n${rows.map((r) => PG_CSV_FIELDS.map((k) => cell(r[k])).join(",")).join("\n")}\n`;
+}
+
+/** Writes cells.json and answer.txt of a PostgreSQL record computed from its rows. */
+export function writePgAnalysis(dir: string, rows: readonly PgMechanismRow[]): { answer: string } {
+  const fr = rows as unknown as PgFactorialRow[];
+  const cells = summarisePgCells(fr);
+  writeFileAtomic(join(dir, "cells.json"), `${JSON.stringify(cells, null, 2)}\n`);
+  const answer = pgAnswerSentence(fr, cells);
+  writeFileAtomic(join(dir, "answer.txt"), `${answer}\n`);
+  return { answer };
+}
+
+async function runPg(values: Record<string, string | boolean | undefined>): Promise<number> {
+  const str = (k: string) => values[k] as string | undefined;
+  if (values.host) throw new UserError("--pg runs in the VM only (it switches preemption modes and reserves huge pages)");
+  const accel = (str("accel") ?? "tcg-icount") as Accel;
+  if (!ACCELS.includes(accel)) throw new UserError(`--accel expects ${ACCELS.join(", ")}, got "${str("accel")}"`);
+  const rec = str("kernel") ? undefined : cachedKernel();
+  const kernel = str("kernel") ?? defaultKernelImage();
+  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "Z");
+  const dir = str("out") ?? join(repoRoot(), "data", "runs", "mechanism-2026", `pg-${stamp}`);
+  if (existsSync(dir) && readdirSync(dir).length > 0) throw new UserError(`${dir}: not empty; choose a new --out directory`);
+  const sb = str("shared-buffers");
+  if (sb !== undefined && !/^\d+(kB|MB|GB)$/.test(sb)) throw new UserError(`--shared-buffers: expected a size such as 512MB or 1GB, found ${JSON.stringify(sb)}`);
+  const { bin, user, build } = await ensureDiagBin(str("bin"));
+  const r = await runPgMechanismInVm({
+    kernel,
+    kernelRelease: rec?.version,
+    bin,
+    user,
+    accel,
+    memMiB: numberOption("mem", str("mem"), 3072),
+    blocks: numberOption("blocks", str("blocks"), 3),
+    modes: listOption<PreemptMode>("modes", str("modes"), ["full", "lazy"], ["full", "lazy"]),
+    hugePages: listOption<HugeLevel>("huge-pages", str("huge-pages"), ["off", "on"], ["off", "on"]),
+    extensions: listOption<ExtLevel>("extensions", str("extensions"), ["off", "on"], ["off", "on"]),
+    seed: numberOption("seed", str("seed"), 1),
+    shape: {
+      sharedBuffers: sb,
+      scale: str("scale") === undefined ? undefined : numberOption("scale", str("scale"), 4),
+      clients: str("clients") === undefined ? undefined : numberOption("clients", str("clients"), 3),
+      connectClients: str("connect-clients") === undefined ? undefined : numberOption("connect-clients", str("connect-clients"), 2),
+      durationS: str("duration") === undefined ? undefined : numberOption("duration", str("duration"), 15),
+    },
+    timeoutS: str("timeout") === undefined ? undefined : numberOption("timeout", str("timeout"), 7200),
+    onConsole: values.quiet || values.json ? undefined : (s: string) => process.stderr.write(s),
+  });
+  if (r.rows.length === 0) {
+    throw new UserError(`no run produced a row (VM exit ${r.vm.exitStatus ?? "none"}${r.vm.timedOut ? ", timed out" : ""}; ${r.guest.notes ?? ""} ${r.failed.slice(0, 3).map((f) => `${f.run}: ${f.reason}`).join("; ")}); raw files in ${r.rawDir}`);
+  }
+  mkdirSync(dir, { recursive: true });
+  writeFileAtomic(join(dir, "rows.json"), `${JSON.stringify(r.rows, null, 2)}\n`);
+  writeFileAtomic(join(dir, "rows.csv"), pgRowsCsv(r.rows));
+  writeFileAtomic(
+    join(dir, "provenance.json"),
+    `${JSON.stringify(
+      {
+        what: "mechanism factorial (issue 14) on PostgreSQL 18, diag build: faults and involuntary switches inside spin-style lock holds (getrusage), preempted holders classified from sched_switch kernel stacks",
+        evidence: accel === "kvm" ? "KVM guest" : "TCG functional evidence: counts; times and tps are emulated, and the diag build's two getrusage calls per hold slow the server",
+        vm: r.vm,
+        kernel: { release: r.kernelRelease, bzImage: kernel, build: rec ? { version: rec.version, bzImageSha256: rec.bzImageSha256, configSha256: rec.configSha256 } : null, guestConfigSha256: r.guest.configSha256 },
+        postgres: { bin, build },
+        guest: r.guest,
+        shape: r.shape,
+        plan: r.plan,
+        failed: r.failed,
+        rawDir: r.rawDir,
+        kit: kitInfo(),
+        host: hostInfo(),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  const { answer } = writePgAnalysis(dir, r.rows);
+  if (values.json) printJson({ dir, rows: r.rows.length, failed: r.failed, answer });
+  else {
+    process.stdout.write(`${r.rows.length} runs (${r.failed.length} failed) in ${dir}\n${answer}\n`);
+    for (const f of r.failed) process.stdout.write(`  run ${f.run}: ${f.reason}\n`);
+  }
+  return r.failed.length === 0 ? 0 : 1;
+}

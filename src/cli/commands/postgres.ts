@@ -3,7 +3,7 @@ import { parseCommandArgs, printJson } from "../args.js";
 import { UserError } from "../../util/errors.js";
 import { resolveSource, type PgSource } from "../../postgres/source.js";
 import { checkPatchSeries, patchHash, readPatchSeries } from "../../postgres/patch.js";
-import { BUILD_VARIANTS, buildPostgres, type BuildVariant } from "../../postgres/build.js";
+import { ALL_BUILD_VARIANTS, BUILD_VARIANTS, buildPostgres, type BuildVariant } from "../../postgres/build.js";
 import { runMakeCheck, utcStamp } from "../../postgres/check.js";
 import { runMakeCheckInVm, writeVmCheckEnvelope } from "../../postgres/check-vm.js";
 import { cachedKernel } from "../../kernel/ensure.js";
@@ -17,7 +17,7 @@ import { join } from "node:path";
 
 const usage = [
   "usage: slicelab postgres fetch|patch|build|check|hook-cost|lock-ops [--version 15|18] [--source DIR|TARBALL]",
-  "                         [--variant baseline|patched|both] [--jobs N] [--force] [--json]",
+  "                         [--variant baseline|patched|diag|both] [--jobs N] [--force] [--json]",
   "                         [--setting off|spinlock|lwlock|all] [--out DIR]",
   "                         [--rounds N] [--iterations N] [--pairs N] [--shim]",
   "                         check --vm [--groups N] [--kernel PATH] [--accel tcg|tcg-icount|kvm] [--timeout S]",
@@ -60,7 +60,8 @@ const usage = [
   "options:",
   "  --version 15|18   major version to fetch from Debian (default 18)",
   "  --source PATH     a PostgreSQL tarball or source directory instead of Debian's",
-  "  --variant V       baseline, patched or both (build only; default both)",
+  "  --variant V       baseline, patched, diag or both (build only; default both =",
+  "                    baseline + patched; diag = patched + diag/*.patch, -DSLICELAB_DIAG)",
   "  --jobs N          make -jN (default 2)",
   "  --force           rebuild even when the prefix holds a finished build",
   "  --json            print the result as JSON",
@@ -238,8 +239,8 @@ export const postgresCommand: Command = {
     const variantArg = values.variant ?? "both";
     let variants: BuildVariant[];
     if (variantArg === "both") variants = [...BUILD_VARIANTS];
-    else if ((BUILD_VARIANTS as readonly string[]).includes(variantArg)) variants = [variantArg as BuildVariant];
-    else throw new UserError(`--variant: expected baseline, patched or both, found ${JSON.stringify(variantArg)}`);
+    else if ((ALL_BUILD_VARIANTS as readonly string[]).includes(variantArg)) variants = [variantArg as BuildVariant];
+    else throw new UserError(`--variant: expected baseline, patched, diag or both, found ${JSON.stringify(variantArg)}`);
     let jobs: number | undefined;
     if (values.jobs !== undefined) {
       jobs = Number(values.jobs);

@@ -1,0 +1,96 @@
+/**
+ * The mechanism records under data/runs/mechanism-2026/, grouped for notebook
+ * 07 and REPRODUCE §8: micro-benchmark records (`slicelab mechanism run`) are
+ * pooled when they share the micro shape, kernel release, accel and vCPU
+ * count (more blocks of one factorial); PostgreSQL records (`mechanism run
+ * --pg`, rows with hugePages) are pooled by kernel, accel and server shape.
+ * Rows get `run` prefixed with their record's name.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { UserError } from "../util/errors.js";
+
+export interface MechRecordGroup {
+  /** Record names joined with " + ". */
+  name: string;
+  names: string[];
+  kind: "micro-vm" | "micro-host" | "pg";
+  kernelRelease: string;
+  accel: string;
+  cpus: number;
+  /** The newest record's provenance, with plan and failed runs of every record. */
+  prov: Record<string, any>;
+  rows: any[];
+}
+
+function readJson(p: string): any {
+  try {
+    return JSON.parse(readFileSync(p, "utf8"));
+  } catch (e) {
+    throw new UserError(`${p}: not readable JSON (${(e as Error).message})`);
+  }
+}
+
+/** Every group, oldest first (by its newest record's name, which starts with a UTC stamp or a kind prefix). */
+export function loadMechanismGroups(root: string): MechRecordGroup[] {
+  if (!existsSync(root)) return [];
+  const names = readdirSync(root).filter((d) => existsSync(join(root, d, "rows.json")) && existsSync(join(root, d, "provenance.json"))).sort();
+  const groups = new Map<string, MechRecordGroup>();
+  for (const name of names) {
+    const rows = readJson(join(root, name, "rows.json"));
+    const prov = readJson(join(root, name, "provenance.json"));
+    if (!Array.isArray(rows)) throw new UserError(`${join(root, name, "rows.json")}: expected an array of rows`);
+    const pg = rows.length > 0 && "hugePages" in rows[0];
+    const accel = String(prov.vm?.accel ?? "unknown");
+    const kind: MechRecordGroup["kind"] = pg ? "pg" : accel === "host" ? "micro-host" : "micro-vm";
+    const release = String(prov.kernel?.release ?? "unknown");
+    const cpus = Number(prov.vm?.cpus ?? 0);
+    const key = JSON.stringify([kind, release, accel, cpus, prov.shape ?? null]);
+    const tagged = rows.map((r: any) => ({ ...r, run: `${name}/${r.run}` }));
+    const g = groups.get(key);
+    if (!g) {
+      groups.set(key, { name, names: [name], kind, kernelRelease: release, accel, cpus, prov: { ...prov, plan: prov.plan ?? [], failed: prov.failed ?? [] }, rows: tagged });
+    } else {
+      g.names.push(name);
+      g.name = g.names.join(" + ");
+      g.prov = { ...prov, plan: [...g.prov.plan, ...(prov.plan ?? [])], failed: [...g.prov.failed, ...(prov.failed ?? [])] };
+      g.rows.push(...tagged);
+    }
+  }
+  return [...groups.values()];
+}
+
+/**
+ * The groups notebook 07 shows: the 7.x factorial under icount (the group with
+ * most rows), the `none` reference (a 6.x kernel in the VM if recorded, else
+ * this machine's kernel), plain-TCG contrasts, and the PostgreSQL factorial.
+ */
+export function pickMechanismGroups(groups: readonly MechRecordGroup[]): {
+  vm: MechRecordGroup | null;
+  noneVm: MechRecordGroup | null;
+  host: MechRecordGroup | null;
+  tcg: MechRecordGroup[];
+  pg: MechRecordGroup | null;
+  /** The rows the predictions read: the 7.x factorial plus the none reference (VM if present, else host). */
+  rows: any[];
+} {
+  const most = (gs: MechRecordGroup[]) => (gs.length === 0 ? null : gs.reduce((a, b) => (b.rows.length > a.rows.length ? b : a)));
+  const micro = groups.filter((g) => g.kind === "micro-vm");
+  const vm = most(micro.filter((g) => g.accel === "tcg-icount" && /^[7-9]\./.test(g.kernelRelease)));
+  const noneVm = most(micro.filter((g) => /^[1-6]\./.test(g.kernelRelease)));
+  const host = most(groups.filter((g) => g.kind === "micro-host"));
+  const tcg = micro.filter((g) => g.accel === "tcg");
+  const pg = most(groups.filter((g) => g.kind === "pg"));
+  const rows = [...(vm?.rows ?? []), ...((noneVm ?? host)?.rows ?? [])];
+  return { vm, noneVm, host, tcg, pg, rows };
+}
+
+/** One line describing a micro group: records, runs, kernel, accel, shape. */
+export function describeMicroGroup(g: MechRecordGroup): string {
+  const s = g.prov.shape ?? {};
+  const where = g.accel === "host" ? "this machine's kernel, no VM" : `QEMU accel \`${g.accel}\`, ${g.cpus} vCPU`;
+  const names = g.names.map((n) => `data/runs/mechanism-2026/${n}`).join(" + ");
+  return `**${names}**: ${g.rows.length} runs (${g.prov.failed.length} planned runs failed), Linux ${g.kernelRelease}, ${where}; ` +
+    `${s.threads} workers + ${s.hogs} hogs, ${s.csNs} ns sections ±${s.jitterPct} %, ${s.innerLocks ?? 0} nested acquires per hold, ` +
+    `a fresh page every ${s.faultEvery}th section, ${s.durationS} s per run` + (g.prov.guest?.nrHugepages ? `; huge pages reserved: ${g.prov.guest.nrHugepages}` : "") + ".";
+}

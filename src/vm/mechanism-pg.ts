@@ -1,0 +1,505 @@
+/**
+ * The mechanism factorial on PostgreSQL (issue 14, item 4), in one boot of the
+ * 7.2 kernel: preemption mode (full/lazy, debugfs sched/preempt) × huge pages
+ * (huge_pages off/on, huge pages reserved in the guest) × extension
+ * (slice_extension off/all), randomised blocks, ≥ 1 run per cell and block.
+ *
+ * The server is the diagnostic build (`slicelab postgres build --variant
+ * diag`: our v2 patch plus kernel-patches/postgresql/18/diag/, compiled with
+ * -DSLICELAB_DIAG): every outermost hold of a spin-style lock
+ * (buffer_strategy_lock and the other SpinLockAcquire locks, buffer headers,
+ * LWLock wait lists) is bracketed by getrusage(), so each process counts its
+ * holds, the minor faults inside them and the holds with an involuntary
+ * switch, and logs those holds' CLOCK_MONOTONIC bounds in the holder-trace
+ * hold-log format. tracefs records sched_switch with a kernel stack on every
+ * switch away from a `postgres` process, so the holder-trace classifier
+ * (src/parse/holder-trace.ts) says where each preempted holder was: inside
+ * the kernel (in the fault) or at the return to user space.
+ *
+ * Every run starts the server afresh (an empty pool: buffers come from the
+ * freelist under buffer_strategy_lock), with huge_pages and slice_extension
+ * set on the command line, and runs two pgbench clients at once: persistent
+ * select-only sessions (the load) and sessions that connect for every
+ * transaction (-C: new backends, forked with no page tables for shared
+ * memory, so their first touches fault under load). After start the guest's
+ * /proc/meminfo and `SHOW huge_pages_status` record whether huge_pages=on
+ * really got huge pages.
+ */
+import { spawnSync } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { parseHolderTrace, summariseHolderTrace, HOLD_LOG_HEADER, TRACE_SEPARATOR } from "../parse/holder-trace.js";
+import { parsePgbench } from "../parse/pgbench.js";
+import { diffRseqStats, parseRseqStats } from "../parse/rseq-stats.js";
+import { ParseError, UserError } from "../util/errors.js";
+import { workDir } from "../util/paths.js";
+import { splitLines } from "../parse/text.js";
+import { createRng } from "../stats/prng.js";
+import { buildPostgres, type BuildRecord } from "../postgres/build.js";
+import { resolveSource } from "../postgres/source.js";
+import { ensurePgUser } from "../postgres/user.js";
+import { shQuote } from "./guest-init.js";
+import { activePreemptMode, type ExtLevel, type PreemptMode } from "./mechanism.js";
+import { runVm, type Accel, type VmResult } from "./qemu.js";
+
+export type HugeLevel = "off" | "on";
+
+export interface PgCell {
+  mode: PreemptMode;
+  hugePages: HugeLevel;
+  extension: ExtLevel;
+}
+
+export interface PgPlannedRun extends PgCell {
+  id: string;
+  block: number;
+  order: number;
+  seed: number;
+}
+
+/** Every cell once per block, shuffled per block with a seeded RNG; a seed per run. */
+export function planPgRuns(o: { blocks: number; modes: readonly PreemptMode[]; hugePages: readonly HugeLevel[]; extensions: readonly ExtLevel[]; seed: number }): PgPlannedRun[] {
+  if (!Number.isInteger(o.blocks) || o.blocks < 1) throw new UserError(`--blocks expects an integer ≥ 1, found ${o.blocks}`);
+  const cells: PgCell[] = [];
+  for (const mode of o.modes) for (const hugePages of o.hugePages) for (const extension of o.extensions) cells.push({ mode, hugePages, extension });
+  if (cells.length === 0) throw new UserError("the factorial has no cells (empty --modes, --huge-pages or --extensions)");
+  const rng = createRng(o.seed);
+  const out: PgPlannedRun[] = [];
+  for (let b = 0; b < o.blocks; b++) {
+    const order = [...cells];
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = rng.index(i + 1);
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    for (const c of order) {
+      const n = out.length;
+      out.push({ ...c, id: String(n + 1).padStart(3, "0"), block: b + 1, order: n, seed: 1 + rng.index(1_000_000) });
+    }
+  }
+  return out;
+}
+
+export interface PgShape {
+  /** shared_buffers, e.g. "1GB": large against the VM's memory. */
+  sharedBuffers: string;
+  scale: number;
+  /** Persistent select-only sessions (the load). */
+  clients: number;
+  /** Sessions that connect for every transaction (pgbench -C). */
+  connectClients: number;
+  durationS: number;
+}
+
+export function defaultPgShape(o: Partial<PgShape> = {}): PgShape {
+  return {
+    sharedBuffers: o.sharedBuffers ?? "1GB",
+    scale: o.scale ?? 2,
+    clients: o.clients ?? 3,
+    connectClients: o.connectClients ?? 2,
+    durationS: o.durationS ?? 2,
+  };
+}
+
+/** The server settings of every run (besides huge_pages, slice_extension and the socket directory). */
+export function pgConf(s: PgShape): string[] {
+  return ["listen_addresses = ''", `shared_buffers = ${s.sharedBuffers}`, `max_connections = ${s.clients + s.connectClients + 10}`, "fsync = off", "synchronous_commit = off", "autovacuum = off"];
+}
+
+/**
+ * The cluster every run starts from, made on this machine (natively, not in
+ * the emulated guest): initdb and pgbench -i as the cluster user, with a
+ * private socket directory and no TCP. The guest copies it into its tmpfs.
+ */
+export function prepareSeedCluster(o: { bin: string; user: string; dir: string; shape: PgShape }): { seconds: number; log: string } {
+  const t0 = Date.now();
+  const data = join(o.dir, "data");
+  const sock = join(o.dir, "sock");
+  mkdirSync(sock, { recursive: true });
+  const env = { ...process.env, GLIBC_TUNABLES: "glibc.pthread.rseq=0", LC_ALL: "C" };
+  let log = "";
+  const as = (args: string[]) => {
+    const r = spawnSync("runuser", ["-u", o.user, "--", ...args], { env, encoding: "utf8", timeout: 1_800_000 });
+    log += `$ ${args.join(" ")}\n${r.stdout ?? ""}${r.stderr ?? ""}`;
+    if (r.status !== 0) throw new UserError(`seed cluster: ${args[0]} failed (exit ${r.status}): ${(r.stderr ?? "").trim().slice(-400)}`);
+  };
+  spawnSync("chown", ["-R", o.user, o.dir]);
+  as([join(o.bin, "initdb"), "-D", data, "-U", "postgres", "-A", "trust", "--no-sync"]);
+  appendFileSync(join(data, "postgresql.conf"), `${pgConf(o.shape).join("\n")}\n`);
+  as([join(o.bin, "pg_ctl"), "-D", data, "-l", join(o.dir, "setup-server.log"), "-w", "-t", "600", "-o", `-c huge_pages=off -c unix_socket_directories=${sock} -c port=54399`, "start"]);
+  try {
+    as([join(o.bin, "pgbench"), "-h", sock, "-p", "54399", "-U", "postgres", "-i", "-s", String(o.shape.scale), "-q", "postgres"]);
+  } finally {
+    as([join(o.bin, "pg_ctl"), "-D", data, "-w", "-t", "600", "-m", "fast", "stop"]);
+  }
+  return { seconds: Math.round((Date.now() - t0) / 1000), log };
+}
+
+/**
+ * The guest script: a cluster in the guest's tmpfs (as user slicelab), pgbench
+ * -i once, huge pages reserved for the server's shared memory
+ * (shared_memory_size_in_huge_pages), tracefs set up, then every planned run.
+ */
+export function guestPgScript(o: { bin: string; user: string; runs: PgPlannedRun[]; shape: PgShape; bufferKb: number; seed?: string }): string {
+  const s = o.shape;
+  const runs = o.runs.map((r) => `run ${r.id} ${r.mode} ${r.hugePages} ${r.extension === "on" ? "all" : "off"} ${r.seed}`).join("\n");
+  return `set -u
+O="$SLICELAB_VM_OUT"; T=/sys/kernel/tracing; D=/sys/kernel/debug; B=${shQuote(o.bin)}; U=${shQuote(o.user)}
+P=/run/slicelab-pg; PGDATA=$P/data
+note() { echo "slicelab-mechanism-pg: $*"; echo "$*" >> "$O/notes.txt"; }
+as() { runuser -u "$U" -- env GLIBC_TUNABLES=glibc.pthread.rseq=0 "$@"; }
+uname -r > "$O/uname-r"
+[ -w $D/sched/preempt ] || { note "no writable debugfs sched/preempt (needs PREEMPT_DYNAMIC)"; exit 3; }
+cat $D/sched/preempt > "$O/preempt-at-boot"
+[ -r /proc/config.gz ] && zcat /proc/config.gz | sha256sum | cut -d' ' -f1 > "$O/config-sha256"
+mkdir -p $P && chown "$U" $P || { note "cannot create $P"; exit 3; }
+${o.seed ? `cp -a ${shQuote(o.seed)} $PGDATA || { note "cannot copy the seed cluster"; exit 3; }
+echo "unix_socket_directories = '$P'" >> $PGDATA/postgresql.conf` : `as $B/initdb -D $PGDATA -U postgres -A trust --no-sync > "$O/initdb.log" 2>&1 || { note "initdb failed"; exit 3; }
+cat >> $PGDATA/postgresql.conf <<EOF
+${pgConf(s).join("\n")}
+unix_socket_directories = '$P'
+EOF
+as $B/pg_ctl -D $PGDATA -l $P/setup-server.log -w -t 600 -o "-c huge_pages=off" start > /dev/null || { note "setup start failed"; exit 3; }
+as $B/pgbench -h $P -U postgres -i -s ${s.scale} -q postgres > "$O/pgbench-init.log" 2>&1 || { note "pgbench -i failed"; exit 3; }
+as $B/pg_ctl -D $PGDATA -w -t 600 -m fast stop > /dev/null`}
+need=$(as $B/postgres -D $PGDATA -C shared_memory_size_in_huge_pages 2>/dev/null)
+echo "$need" > "$O/shared_memory_size_in_huge_pages"
+echo $((need + 8)) > /proc/sys/vm/nr_hugepages || note "nr_hugepages refused"
+cat /proc/sys/vm/nr_hugepages > "$O/nr_hugepages"
+grep -i huge /proc/meminfo > "$O/meminfo-boot.txt"
+echo 0 > $T/tracing_on
+echo mono > $T/trace_clock || { note "trace_clock mono refused"; exit 3; }
+echo ${o.bufferKb} > $T/buffer_size_kb || note "buffer_size_kb ${o.bufferKb} refused"
+echo 'prev_comm == "postgres" || next_comm == "postgres"' > $T/events/sched/sched_switch/filter || note "sched_switch filter refused"
+echo 1 > $T/events/sched/sched_switch/enable || { note "sched_switch refused"; exit 3; }
+echo 'stacktrace if prev_comm == "postgres"' > $T/events/sched/sched_switch/trigger || { note "stacktrace trigger refused"; exit 3; }
+for e in rseq_slice_grant rseq_slice_expire; do [ -e $T/events/rseq/$e/enable ] && echo 1 > $T/events/rseq/$e/enable; done
+cat $T/trace_clock > "$O/trace_clock"
+mkdir -p "$O/runs"
+run() {
+  id=$1; mode=$2; hp=$3; ext=$4; seed=$5
+  R="$O/runs/$id"; mkdir -p "$R"; rm -f $P/server.log
+  echo $mode > $D/sched/preempt || { note "run $id: sched/preempt $mode refused"; echo refused > "$R/status"; return; }
+  cat $D/sched/preempt > "$R/preempt"
+  rm -f $PGDATA/slicelab-diag.txt $PGDATA/slicelab-holds.txt
+  # the server log goes to the guest's tmpfs (the shared directory is not writable by the cluster user)
+  if ! as $B/pg_ctl -D $PGDATA -l $P/server.log -w -t 600 -o "-c huge_pages=$hp -c slice_extension=$ext" start > "$R/pg_ctl-start.txt" 2>&1; then
+    grep -i huge /proc/meminfo > "$R/meminfo-start.txt"; cp $P/server.log "$R/server.log" 2>/dev/null; echo start-failed > "$R/status"; return
+  fi
+  grep -i huge /proc/meminfo > "$R/meminfo-start.txt"
+  as $B/psql -h $P -U postgres -Atc "SHOW huge_pages_status" postgres > "$R/huge_pages_status" 2>&1
+  as $B/psql -h $P -U postgres -Atc "SHOW slice_extension_status" postgres > "$R/slice_extension_status" 2>&1
+  echo > $T/trace
+  cat $D/rseq/stats > "$R/rseq-stats-before.txt" 2>/dev/null
+  echo 1 > $T/tracing_on
+  as $B/pgbench -h $P -U postgres -n -S -c ${s.clients} -j 1 -T ${s.durationS} --random-seed=$seed postgres > "$R/pgbench-load.txt" 2>&1 &
+  l=$!
+  as $B/pgbench -h $P -U postgres -n -S -C -c ${s.connectClients} -j 1 -T ${s.durationS} --random-seed=$((seed + 1)) postgres > "$R/pgbench-connect.txt" 2>&1
+  c=$?; wait $l; lr=$?
+  echo 0 > $T/tracing_on
+  cat $D/rseq/stats > "$R/rseq-stats-after.txt" 2>/dev/null
+  grep -i huge /proc/meminfo > "$R/meminfo-end.txt"
+  for c2 in $T/per_cpu/cpu*; do echo "== $(basename $c2)"; cat $c2/stats; done > "$R/buffer-stats.txt"
+  as $B/pg_ctl -D $PGDATA -w -t 600 -m fast stop > /dev/null
+  cp $P/server.log "$R/server.log"
+  cp $PGDATA/slicelab-diag.txt "$R/diag.txt" 2>/dev/null
+  { echo "${HOLD_LOG_HEADER} postgres diag build, holds >= 0 ns with an involuntary switch"; cat $PGDATA/slicelab-holds.txt 2>/dev/null; echo "${TRACE_SEPARATOR}"; cat $T/trace; } | gzip -1 > "$R/holder-trace.txt.gz"
+  echo "$lr $c" > "$R/pgbench-status"
+  [ "$lr" = 0 ] && [ "$c" = 0 ] && echo 0 > "$R/status" || echo pgbench-failed > "$R/status"
+  echo "slicelab-mechanism-pg: run $id done"
+}
+${runs}
+exit 0
+`;
+}
+
+/** The diag build's counters, summed over the processes of one run. */
+export interface DiagTotals {
+  processes: number;
+  holds: number;
+  faulted: number;
+  faults: number;
+  preempted: number;
+  faultedPreempted: number;
+  granted: number;
+  faultedGranted: number;
+  /** The same sums for client backends only. */
+  backends: { processes: number; holds: number; faulted: number; faults: number; preempted: number; faultedPreempted: number; granted: number; faultedGranted: number };
+}
+
+const DIAG_RE = /^slicelab-diag pid=(\d+) type=(.+?) holds=(\d+) faulted=(\d+) faults=(\d+) preempted=(\d+) faulted_preempted=(\d+) granted=(\d+) faulted_granted=(\d+)$/;
+
+/** Parses slicelab-diag.txt (one line per process, written at its exit); ParseError names the line. */
+export function parseDiagCounters(text: string, file: string): DiagTotals {
+  const zero = () => ({ processes: 0, holds: 0, faulted: 0, faults: 0, preempted: 0, faultedPreempted: 0, granted: 0, faultedGranted: 0 });
+  const all = zero();
+  const be = zero();
+  splitLines(text).forEach((l, i) => {
+    if (l.trim() === "") return;
+    const m = DIAG_RE.exec(l);
+    if (!m) throw new ParseError(file, i + 1, "slicelab-diag pid=N type=T holds=N faulted=N faults=N preempted=N faulted_preempted=N granted=N faulted_granted=N", JSON.stringify(l.slice(0, 100)));
+    const v = m.slice(3).map(Number);
+    if (v[1]! > v[0]! || v[3]! > v[0]! || v[5]! > v[0]! || v[4]! > v[3]! || v[4]! > v[1]! || v[6]! > v[5]!) {
+      throw new ParseError(file, i + 1, "sub-counts no larger than their totals (faulted, preempted, granted ≤ holds; faulted_preempted ≤ faulted, preempted)", l.slice(0, 120));
+    }
+    for (const t of m[2] === "client backend" ? [all, be] : [all]) {
+      t.processes++;
+      t.holds += v[0]!;
+      t.faulted += v[1]!;
+      t.faults += v[2]!;
+      t.preempted += v[3]!;
+      t.faultedPreempted += v[4]!;
+      t.granted += v[5]!;
+      t.faultedGranted += v[6]!;
+    }
+  });
+  return { ...all, backends: be };
+}
+
+export interface HugeMeminfo {
+  total: number;
+  free: number;
+  rsvd: number;
+  surp: number;
+  pageKiB: number;
+}
+
+/** HugePages_* lines of /proc/meminfo (as `grep -i huge` prints them). */
+export function parseHugeMeminfo(text: string, file: string): HugeMeminfo {
+  const get = (key: string) => {
+    const m = new RegExp(`^${key}:\\s+(\\d+)`, "m").exec(text);
+    if (!m) throw new ParseError(file, 1, `a line "${key}: N"`, "none");
+    return Number(m[1]);
+  };
+  return { total: get("HugePages_Total"), free: get("HugePages_Free"), rsvd: get("HugePages_Rsvd"), surp: get("HugePages_Surp"), pageKiB: get("Hugepagesize") };
+}
+
+/** One row per run of the PostgreSQL factorial. */
+export interface PgMechanismRow {
+  run: string;
+  block: number;
+  order: number;
+  seed: number;
+  mode: PreemptMode;
+  modeActive: string;
+  kernelRelease: string;
+  accel: Accel;
+  hugePages: HugeLevel;
+  /** SHOW huge_pages_status after start (on/off). */
+  hugePagesStatus: string;
+  /** Huge pages in use or reserved by the server after start: Total − Free + Rsvd. */
+  hugePagesTaken: number;
+  hugePagesTotal: number;
+  extension: ExtLevel;
+  sliceExtensionStatus: string;
+  durationS: number;
+  /** Outermost spin-style holds of all server processes (diag counters). */
+  holds: number;
+  faultedHolds: number;
+  faultsUnderLock: number;
+  /** Holds with an involuntary switch (getrusage ru_nivcsw): an upper bound on holder preemptions. */
+  preemptedHolds: number;
+  faultedPreemptedHolds: number;
+  grantedHolds: number;
+  faultedGrantedHolds: number;
+  backendProcesses: number;
+  /** From the trace: logged holds whose holder was switched out, by where. */
+  deschedHolds: number;
+  kernelFault: number;
+  kernelOther: number;
+  returnFault: number;
+  returnInterrupt: number;
+  returnSyscall: number;
+  voluntary: number;
+  unclassified: number;
+  logLost: number;
+  lostEvents: number;
+  /** Kernel counters (rseq/stats deltas). */
+  grants: number | null;
+  expired: number | null;
+  revoked: number | null;
+  yields: number | null;
+  tpsLoad: number;
+  tpsConnect: number;
+  transactionsLoad: number | null;
+  transactionsConnect: number | null;
+}
+
+function readIf(p: string): string | null {
+  return existsSync(p) ? readFileSync(p, "utf8") : null;
+}
+
+/** Reduces one run directory (written by the guest script) to its row. */
+export function rowFromPgRunDir(dir: string, r: PgPlannedRun, ctx: { kernelRelease: string; accel: Accel; durationS: number }): PgMechanismRow {
+  const status = (readIf(join(dir, "status")) ?? "").trim();
+  if (status !== "0") {
+    const log = (readIf(join(dir, "server.log")) ?? "").trim().split("\n").slice(-3).join(" | ");
+    throw new UserError(`${dir}: run ${r.id} ended with status ${status || "none"}${log ? `: ${log.slice(0, 300)}` : ""}`);
+  }
+  const diagPath = join(dir, "diag.txt");
+  if (!existsSync(diagPath)) throw new UserError(`${diagPath}: missing (is the server the diag build? slicelab postgres build --variant diag)`);
+  const d = parseDiagCounters(readFileSync(diagPath, "utf8"), diagPath);
+  const tracePath = join(dir, "holder-trace.txt.gz");
+  const s = summariseHolderTrace(parseHolderTrace(gunzipSync(readFileSync(tracePath)).toString("utf8"), tracePath));
+  const mem = parseHugeMeminfo(readFileSync(join(dir, "meminfo-start.txt"), "utf8"), join(dir, "meminfo-start.txt"));
+  const before = readIf(join(dir, "rseq-stats-before.txt"));
+  const after = readIf(join(dir, "rseq-stats-after.txt"));
+  const stats = before && after ? diffRseqStats(parseRseqStats(before, join(dir, "rseq-stats-before.txt")), parseRseqStats(after, join(dir, "rseq-stats-after.txt"))) : null;
+  const c = stats?.sliceExtension ? stats.counters : null;
+  const pgb = (f: string) => {
+    const runs = parsePgbench(readFileSync(join(dir, f), "utf8"), join(dir, f));
+    if (runs.length !== 1) throw new UserError(`${join(dir, f)}: expected one pgbench run, found ${runs.length}`);
+    return runs[0]!;
+  };
+  const load = pgb("pgbench-load.txt");
+  const conn = pgb("pgbench-connect.txt");
+  const preempt = readFileSync(join(dir, "preempt"), "utf8");
+  return {
+    run: r.id,
+    block: r.block,
+    order: r.order,
+    seed: r.seed,
+    mode: r.mode,
+    modeActive: activePreemptMode(preempt, join(dir, "preempt")),
+    kernelRelease: ctx.kernelRelease,
+    accel: ctx.accel,
+    hugePages: r.hugePages,
+    hugePagesStatus: (readIf(join(dir, "huge_pages_status")) ?? "").trim(),
+    hugePagesTaken: mem.total - mem.free + mem.rsvd,
+    hugePagesTotal: mem.total,
+    extension: r.extension,
+    sliceExtensionStatus: (readIf(join(dir, "slice_extension_status")) ?? "").trim().slice(0, 200),
+    durationS: ctx.durationS,
+    holds: d.holds,
+    faultedHolds: d.faulted,
+    faultsUnderLock: d.faults,
+    preemptedHolds: d.preempted,
+    faultedPreemptedHolds: d.faultedPreempted,
+    grantedHolds: d.granted,
+    faultedGrantedHolds: d.faultedGranted,
+    backendProcesses: d.backends.processes,
+    deschedHolds: s.deschedHolds,
+    kernelFault: s.firstByClass["kernel-fault"],
+    kernelOther: s.firstByClass["kernel-other"],
+    returnFault: s.firstByClass["return-fault"],
+    returnInterrupt: s.firstByClass["return-interrupt"],
+    returnSyscall: s.firstByClass["return-syscall"],
+    voluntary: s.firstByClass.voluntary,
+    unclassified: s.firstByClass.unclassified,
+    logLost: s.logLost,
+    lostEvents: s.lostEvents,
+    grants: c ? (c.sgrant ?? 0) : null,
+    expired: c ? (c.sexpir ?? 0) : null,
+    revoked: c ? (c.srevok ?? 0) : null,
+    yields: c ? (c.syield ?? 0) : null,
+    tpsLoad: load.tps,
+    tpsConnect: conn.tps,
+    transactionsLoad: load.transactionsProcessed,
+    transactionsConnect: conn.transactionsProcessed,
+  };
+}
+
+export interface PgMechanismOptions {
+  kernel: string;
+  kernelRelease?: string;
+  bin: string;
+  user: string;
+  accel?: Accel;
+  memMiB?: number;
+  blocks: number;
+  modes?: PreemptMode[];
+  hugePages?: HugeLevel[];
+  extensions?: ExtLevel[];
+  seed?: number;
+  shape?: Partial<PgShape>;
+  timeoutS?: number;
+  rawDir?: string;
+  onConsole?: (s: string) => void;
+}
+
+export interface PgMechanismRun {
+  rawDir: string;
+  vm: Pick<VmResult, "accel" | "accelReason" | "cpus" | "memMiB" | "append" | "exitStatus" | "timedOut" | "bootToCommandS" | "totalS">;
+  kernelRelease: string;
+  plan: PgPlannedRun[];
+  shape: PgShape;
+  rows: PgMechanismRow[];
+  failed: { run: string; reason: string }[];
+  seedSeconds: number;
+  guest: { nrHugepages: string | null; sharedMemoryHugePages: string | null; meminfoBoot: string | null; configSha256: string | null; traceClock: string | null; preemptAtBoot: string | null; notes: string | null };
+}
+
+export async function runPgMechanismInVm(o: PgMechanismOptions): Promise<PgMechanismRun> {
+  const shape = defaultPgShape(o.shape);
+  const plan = planPgRuns({ blocks: o.blocks, modes: o.modes ?? ["full", "lazy"], hugePages: o.hugePages ?? ["off", "on"], extensions: o.extensions ?? ["off", "on"], seed: o.seed ?? 1 });
+  for (const p of ["postgres", "pg_ctl", "initdb", "pgbench", "psql"]) if (!existsSync(join(o.bin, p))) throw new UserError(`${o.bin}/${p}: missing (build the server with \`slicelab postgres build --variant diag\`)`);
+  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "Z");
+  const rawDir = o.rawDir ?? join(workDir(), "mechanism", `pg-${stamp}`);
+  mkdirSync(rawDir, { recursive: true });
+  if (readdirSync(rawDir).length > 0) throw new UserError(`${rawDir}: not empty; choose a new raw directory`);
+  o.onConsole?.(`slicelab mechanism --pg: preparing the seed cluster on this machine (${join(rawDir, "seed")})\n`);
+  const seed = prepareSeedCluster({ bin: o.bin, user: o.user, dir: join(rawDir, "seed"), shape });
+  const script = guestPgScript({ bin: o.bin, user: o.user, runs: plan, shape, bufferKb: 32768, seed: join(rawDir, "seed", "data") });
+  const vm = await runVm({
+    kernel: o.kernel,
+    accel: o.accel ?? "tcg-icount",
+    cpus: 1,
+    memMiB: o.memMiB ?? 3072,
+    append: "no_timer_check",
+    timeoutS: o.timeoutS ?? Math.round(900 + plan.length * (shape.durationS * 3 + 90)),
+    outDir: rawDir,
+    command: ["sh", "-c", script],
+    onConsole: o.onConsole,
+  });
+  const kernelRelease = (readIf(join(rawDir, "uname-r")) ?? "").trim() || (o.kernelRelease ?? "unknown");
+  const rows: PgMechanismRow[] = [];
+  const failed: { run: string; reason: string }[] = [];
+  for (const r of plan) {
+    const d = join(rawDir, "runs", r.id);
+    if (!existsSync(join(d, "status"))) {
+      failed.push({ run: r.id, reason: vm.timedOut ? "not reached (the guest timed out)" : "not reached" });
+      continue;
+    }
+    try {
+      rows.push(rowFromPgRunDir(d, r, { kernelRelease, accel: vm.accel, durationS: shape.durationS }));
+    } catch (err) {
+      failed.push({ run: r.id, reason: (err as Error).message });
+    }
+  }
+  const t = (f: string) => readIf(join(rawDir, f))?.trim() ?? null;
+  return {
+    rawDir,
+    vm: { accel: vm.accel, accelReason: vm.accelReason, cpus: vm.cpus, memMiB: vm.memMiB, append: vm.append, exitStatus: vm.exitStatus, timedOut: vm.timedOut, bootToCommandS: vm.bootToCommandS, totalS: vm.totalS },
+    kernelRelease,
+    plan,
+    shape,
+    rows,
+    failed,
+    seedSeconds: seed.seconds,
+    guest: {
+      nrHugepages: t("nr_hugepages"),
+      sharedMemoryHugePages: t("shared_memory_size_in_huge_pages"),
+      meminfoBoot: t("meminfo-boot.txt"),
+      configSha256: t("config-sha256"),
+      traceClock: t("trace_clock"),
+      preemptAtBoot: t("preempt-at-boot"),
+      notes: t("notes.txt"),
+    },
+  };
+}
+
+/**
+ * The diag server's bin directory: --bin DIR as given, else the kit's diag
+ * build of PostgreSQL 18 (built on first use, reused after), and the cluster user.
+ */
+export async function ensureDiagBin(bin?: string): Promise<{ bin: string; user: string; build: Pick<BuildRecord, "version" | "variant" | "patch" | "configure" | "prefix"> | null }> {
+  const { user } = await ensurePgUser();
+  if (bin !== undefined) {
+    if (!existsSync(join(bin, "postgres"))) throw new UserError(`--bin ${bin}: no postgres there`);
+    return { bin, user, build: null };
+  }
+  const src = await resolveSource({ major: "18" });
+  const b = await buildPostgres(src, "diag", {});
+  const r = b.record;
+  return { bin: b.binDir, user, build: { version: r.version, variant: r.variant, patch: r.patch, configure: r.configure, prefix: r.prefix } };
+}
