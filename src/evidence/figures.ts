@@ -214,26 +214,6 @@ const pipeRuns = (root: string, boot: string): number[] =>
 const PLAIN = ["plain-1", "plain-2", "plain-3"];
 const plainPipe = (root: string) => PLAIN.flatMap((b) => pipeRuns(root, b));
 
-// §8, the mechanism.
-const MH = "data/runs/mechanism-2026/host-20261201T184719Z/rows.json";
-const MP = "data/runs/mechanism-2026/20261201T193546Z/rows.json";
-const MB = "data/runs/mechanism-2026/20261201T194000Z/rows.json";
-const cellOf = (rows: FactorialRow[], mode: string, pages: string, extension: string): CellSummary => {
-  const c = summariseCells(rows).find((x) => x.mode === mode && x.pages === pages && x.extension === extension);
-  if (!c) throw new Error(`no cell ${mode}/${pages}/${extension}`);
-  return c;
-};
-/** A cell of one record's rows.json. */
-const mCell = (mode: string, pages: string, extension: string, f: (c: CellSummary) => number) => (t: string): number => f(cellOf(json(t) as FactorialRow[], mode, pages, extension));
-/** The pilot pooled with the two later blocks, as notebook 07 pools them (same shape, kernel, accel and vCPUs). */
-const pooled = (root: string): FactorialRow[] => [...(readJson(root, MP) as FactorialRow[]), ...(readJson(root, MB) as FactorialRow[])];
-const pCell = (mode: string, extension: string, f: (c: CellSummary) => number) => (_t: string, root: string): number => f(cellOf(pooled(root), mode, "4k", extension));
-const pEffect = (mode: string, rate: "atReturn" | "kernel", end: "mean" | "lo" | "hi") => (_t: string, root: string): number => {
-  const v = extensionEffect(pooled(root), mode, "4k", rate)[end];
-  if (v === undefined || !Number.isFinite(v)) throw new Error(`no ${end} of the ${mode} ${rate} effect`);
-  return v;
-};
-const pct = (x: number | undefined): number => 100 * (x ?? Number.NaN);
 
 // ---------------------------------------------------------------------------
 
@@ -338,6 +318,14 @@ const pgRate = (mode: string, hugePages: string, part: Part) => (_t: string, roo
 const M1 = `${MECH}/20261201T215612Z/rows.json`;
 const PGR = `${MECH}/pg-20261201T224018Z/rows.json`;
 const MH = `${MECH}/host-20261201T184719Z/cells.json`;
+
+// §8, the host record (rows.json of the 6.18 host, preempt=none): cells by summariseCells.
+const HOST_ROWS = "data/runs/mechanism-2026/host-20261201T184719Z/rows.json";
+const hostCell = (pages: string, f: (c: CellSummary) => number) => (t: string): number => {
+  const c = summariseCells(json(t) as FactorialRow[]).find((x) => x.mode === "none" && x.pages === pages && x.extension === "off");
+  if (!c) throw new Error(`no cell none/${pages}/off in ${HOST_ROWS}`);
+  return f(c);
+};
 
 export const FIGURES: FigureEntry[] = [
   // §3, harness overhead: the table of records.
@@ -570,54 +558,6 @@ export const FIGURES: FigureEntry[] = [
     value: (_t, root) => medianOf(["lockstat-1", "lockstat-2"].flatMap((b) => pipeRuns(root, b)).sort((a, b) => a - b)) / medianOf(plainPipe(root).sort((a, b) => a - b)),
   },
 
-  // ===== §8, the mechanism (data/runs/mechanism-2026/). =====
-  // Helpers adding §8 entries for new results: append below this block, do not reorder it.
-  { doc: R, sentence: "0 of 165 holder preemptions inside the kernel", figure: "0 of", record: MH, field: "totals.kernel of none/4k/off", value: mCell("none", "4k", "off", (c) => c.totals.kernel) },
-  { doc: R, sentence: "0 of 165 holder preemptions inside the kernel", figure: "165", record: MH, field: "totals.desched of none/4k/off", value: mCell("none", "4k", "off", (c) => c.totals.desched) },
-  { doc: R, sentence: "19 of them at the return from a page fault", figure: "19", record: MH, field: "totals.returnFault of none/4k/off", value: mCell("none", "4k", "off", (c) => c.totals.returnFault) },
-  { doc: R, sentence: "faults under lock 250.0 per 1,000 holds with 4 KB pages", figure: "250.0", record: MH, field: "rates.faultsUnderLock.mean of none/4k/off", value: mCell("none", "4k", "off", (c) => c.rates.faultsUnderLock.mean) },
-  { doc: R, sentence: "0 with the region pre-faulted (P7)", figure: "0 with", record: MH, field: "rates.faultsUnderLock.mean of none/4k-prefault/off", value: mCell("none", "4k-prefault", "off", (c) => c.rates.faultsUnderLock.mean) },
-  { doc: R, sentence: "40 of 131 (full) and 33 of 132 (lazy)", figure: "40", record: MP, field: "totals.kernel of full/4k/off", value: mCell("full", "4k", "off", (c) => c.totals.kernel) },
-  { doc: R, sentence: "40 of 131 (full) and 33 of 132 (lazy)", figure: "131", record: MP, field: "totals.desched of full/4k/off", value: mCell("full", "4k", "off", (c) => c.totals.desched) },
-  { doc: R, sentence: "40 of 131 (full) and 33 of 132 (lazy)", figure: "33", record: MP, field: "totals.kernel of lazy/4k/off", value: mCell("lazy", "4k", "off", (c) => c.totals.kernel) },
-  { doc: R, sentence: "40 of 131 (full) and 33 of 132 (lazy)", figure: "132", record: MP, field: "totals.desched of lazy/4k/off", value: mCell("lazy", "4k", "off", (c) => c.totals.desched) },
-  { doc: R, sentence: "preemptions at the return fell to 1 (full) and 2 (lazy)", figure: "1 (full)", record: MP, field: "totals.atReturn of full/4k/on", value: mCell("full", "4k", "on", (c) => c.totals.atReturn) },
-  { doc: R, sentence: "preemptions at the return fell to 1 (full) and 2 (lazy)", figure: "2 (lazy)", record: MP, field: "totals.atReturn of lazy/4k/on", value: mCell("lazy", "4k", "on", (c) => c.totals.atReturn) },
-  { doc: R, sentence: "while 137 and 146 holds were covered", figure: "137", record: MP, field: "totals.covered of full/4k/on", value: mCell("full", "4k", "on", (c) => c.totals.covered) },
-  { doc: R, sentence: "while 137 and 146 holds were covered", figure: "146", record: MP, field: "totals.covered of lazy/4k/on", value: mCell("lazy", "4k", "on", (c) => c.totals.covered) },
-  { doc: R, sentence: "(36 full, 35 lazy;", figure: "36", record: MP, field: "totals.kernel of full/4k/on", value: mCell("full", "4k", "on", (c) => c.totals.kernel) },
-  { doc: R, sentence: "(36 full, 35 lazy;", figure: "35", record: MP, field: "totals.kernel of lazy/4k/on", value: mCell("lazy", "4k", "on", (c) => c.totals.kernel) },
-  { doc: R, sentence: "37 and 35 re-armed", figure: "37", record: MP, field: "Σ rearmed of the full/4k/on runs", value: (t) => (json(t) as FactorialRow[]).filter((r) => r.mode === "full" && r.pages === "4k" && r.extension === "on").reduce((a, r) => a + (r as Json).rearmed, 0) },
-  { doc: R, sentence: "37 and 35 re-armed", figure: "35", record: MP, field: "Σ rearmed of the lazy/4k/on runs", value: (t) => (json(t) as FactorialRow[]).filter((r) => r.mode === "lazy" && r.pages === "4k" && r.extension === "on").reduce((a, r) => a + (r as Json).rearmed, 0) },
-  { doc: R, sentence: "cut faults under lock from 125 to ~0.3 per 1,000 holds", figure: "125", record: MP, field: "rates.faultsUnderLock.mean of full/4k/off", value: mCell("full", "4k", "off", (c) => c.rates.faultsUnderLock.mean) },
-  { doc: R, sentence: "cut faults under lock from 125 to ~0.3 per 1,000 holds", figure: "0.3", record: MP, field: "rates.faultsUnderLock.mean of full/hugetlb/off", value: mCell("full", "hugetlb", "off", (c) => c.rates.faultsUnderLock.mean) },
-  { doc: R, sentence: "and in-kernel preemptions to 0.", figure: "0.", record: MP, field: "totals.kernel of full/hugetlb/off + lazy/hugetlb/off", value: (t) => cellOf(json(t) as FactorialRow[], "full", "hugetlb", "off").totals.kernel + cellOf(json(t) as FactorialRow[], "lazy", "hugetlb", "off").totals.kernel },
-  { doc: R, sentence: "`data/runs/mechanism-2026/20261201T194000Z` (16 runs)", figure: "16 runs", record: MB, field: "rows", value: (t) => (json(t) as unknown[]).length },
-  { doc: R, sentence: "pooled with the pilot in notebook 07 (3 runs per cell)", figure: "3 runs", record: MB, field: "runs of pooled full/4k/off (with the pilot's rows)", value: pCell("full", "off", (c) => c.runs) },
-  ...(["full", "lazy"] as const).flatMap((mode): FigureEntry[] => {
-    const sentence = mode === "full" ? "in-kernel share 28 % (25–31) under full" : "and 28 % (25–31) under lazy";
-    return [
-      { doc: R, sentence, figure: "28 %", record: MB, field: `pooled ${mode}/4k/off inKernelShare.mean × 100 (with ${MP})`, value: pCell(mode, "off", (c) => pct(c.inKernelShare.mean)) },
-      { doc: R, sentence, figure: "(25", record: MB, field: `pooled ${mode}/4k/off inKernelShare.lo × 100`, value: pCell(mode, "off", (c) => pct(c.inKernelShare.lo)) },
-      { doc: R, sentence, figure: "31)", record: MB, field: `pooled ${mode}/4k/off inKernelShare.hi × 100`, value: pCell(mode, "off", (c) => pct(c.inKernelShare.hi)) },
-    ];
-  }),
-  { doc: R, sentence: "76 % (71–79) / 77 % (75–80)", figure: "76 %", record: MB, field: "pooled full/4k/on coveredFraction.mean × 100", value: pCell("full", "on", (c) => pct(c.coveredFraction.mean)) },
-  { doc: R, sentence: "76 % (71–79) / 77 % (75–80)", figure: "(71", record: MB, field: "pooled full/4k/on coveredFraction.lo × 100", value: pCell("full", "on", (c) => pct(c.coveredFraction.lo)) },
-  { doc: R, sentence: "76 % (71–79) / 77 % (75–80)", figure: "79)", record: MB, field: "pooled full/4k/on coveredFraction.hi × 100", value: pCell("full", "on", (c) => pct(c.coveredFraction.hi)) },
-  { doc: R, sentence: "76 % (71–79) / 77 % (75–80)", figure: "77 %", record: MB, field: "pooled lazy/4k/on coveredFraction.mean × 100", value: pCell("lazy", "on", (c) => pct(c.coveredFraction.mean)) },
-  { doc: R, sentence: "76 % (71–79) / 77 % (75–80)", figure: "(75", record: MB, field: "pooled lazy/4k/on coveredFraction.lo × 100", value: pCell("lazy", "on", (c) => pct(c.coveredFraction.lo)) },
-  { doc: R, sentence: "76 % (71–79) / 77 % (75–80)", figure: "80)", record: MB, field: "pooled lazy/4k/on coveredFraction.hi × 100", value: pCell("lazy", "on", (c) => pct(c.coveredFraction.hi)) },
-  ...([
-    ["at-return preemptions changed by −3.06 (−3.75 … −2.36)", "full", "atReturn", "−3.06", "(−3.75", "−2.36)"],
-    ["/ −3.00 (−3.76 … −2.24)", "lazy", "atReturn", "−3.00", "(−3.76", "−2.24)"],
-    ["in-kernel ones by −0.16 (−0.58 … 0.26)", "full", "kernel", "−0.16", "(−0.58", "0.26)"],
-    ["/ −0.21 (−0.51 … 0.09) per 1,000 holds", "lazy", "kernel", "−0.21", "(−0.51", "0.09)"],
-  ] as const).flatMap(([sentence, mode, rate, m, lo, hi]): FigureEntry[] => [
-    { doc: R, sentence, figure: m, record: MB, field: `pooled extensionEffect(${mode}, 4k, ${rate}).mean (on − off, per 1,000 holds)`, value: pEffect(mode, rate, "mean") },
-    { doc: R, sentence, figure: lo, record: MB, field: `pooled extensionEffect(${mode}, 4k, ${rate}).lo`, value: pEffect(mode, rate, "lo") },
-    { doc: R, sentence, figure: hi, record: MB, field: `pooled extensionEffect(${mode}, 4k, ${rate}).hi`, value: pEffect(mode, rate, "hi") },
-  ]),
   // §4 patch v2: version 1 and version 2 side by side (the table after the version 2 records).
   { doc: R, sentence: "all 21 passed in 184.9 s of guest time", figure: "21", record: VMCHK, field: "regress.passed" },
   { doc: R, sentence: "all 21 passed in 184.9 s of guest time", figure: "184.9", record: VMCHK, field: "checkSeconds" },
@@ -643,6 +583,10 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "0 grants, 618 re-arms and 997 requests dropped", figure: "0 grants", record: V2STUDY, field: "lazy, all: granted_yielded + granted_expired summed (seriesCellCounters)", value: v2Cell("lazy", (c) => c.counters.pgGrantedYielded! + c.counters.pgGrantedExpired!) },
   { doc: R, sentence: "0 grants, 618 re-arms and 997 requests dropped", figure: "618", record: V2STUDY, field: "lazy, all: rearmed summed (seriesCellCounters)", value: v2Cell("lazy", (c) => c.counters.pgRearmed!) },
   { doc: R, sentence: "0 grants, 618 re-arms and 997 requests dropped", figure: "997", record: V2STUDY, field: "lazy, all: dropped_without_grant summed (seriesCellCounters)", value: v2Cell("lazy", (c) => c.counters.pgDroppedWithoutGrant!) },
+  // §8, the host record's counts (integers: not caught by the measured-number scan, so listed here).
+  { doc: R, sentence: "0 of 165 holder preemptions inside the kernel", figure: "0 of", record: HOST_ROWS, field: "totals.kernel of none/4k/off", value: hostCell("4k", (c) => c.totals.kernel) },
+  { doc: R, sentence: "0 of 165 holder preemptions inside the kernel", figure: "165", record: HOST_ROWS, field: "totals.desched of none/4k/off", value: hostCell("4k", (c) => c.totals.desched) },
+  { doc: R, sentence: "19 of them at the return from a page fault", figure: "19", record: HOST_ROWS, field: "totals.returnFault of none/4k/off", value: hostCell("4k", (c) => c.totals.returnFault) },
   // §8 — the mechanism (issue 14): REPRODUCE's "What is recorded so far", recomputed from the pooled
   // records the way notebook 07 groups them (src/analysis/mechanism-records.ts).
   { doc: R, sentence: "faults under lock 250.0 per 1,000 holds with 4 KB pages", figure: "250.0", record: MH, field: "none/4k/off rates.faultsUnderLock.mean", value: microCell("host", "none/4k/off", (c) => c.rates.faultsUnderLock.mean) },
@@ -715,8 +659,6 @@ export const MEASURED_REGIONS: MeasuredRegion[] = [
   { doc: R, from: "`data/runs/vm-eviction-20261130c/` holds the three cells", to: "### Bare metal" },
   // §6, lock statistics in the VM.
   { doc: R, from: "Collectors in the VM:", to: "Under TCG all of this is functional evidence only." },
-  // §8, the mechanism: what is recorded.
-  { doc: R, from: "What is recorded so far:", to: "What icount cannot model:" },
 ];
 
 export const NOT_MEASURED: NotMeasured[] = [
