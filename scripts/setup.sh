@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs what slicelab needs, only where it is missing. Idempotent.
-#   scripts/setup.sh [GROUP…]   groups: core (default), jupyter, postgres, browser, build, vm, tracefs
+#   scripts/setup.sh [GROUP…]   groups: core (default), jupyter, postgres, browser, build, vm, tracefs, sshd
 # (tracefs installs nothing: it mounts /sys/kernel/tracing when it is not mounted and this is root,
-# so that the perf-lock collector can read the lock tracepoints; where that is not allowed it says why.)
+# so that the perf-lock collector can read the lock tracepoints; where that is not allowed it says why.
+# sshd installs nothing either: it downloads openssh-server and libwrap0 with `apt-get download` and
+# unpacks them into the cache ($SLICELAB_CACHE/openssh-server), for the test of `study run --ssh`,
+# which starts a throwaway sshd on 127.0.0.1; no system service is installed or started.)
 # Debian packages come from the machine's configured apt sources; npm packages from package-lock.json.
 # The Jupyter kernel spec for tslab is installed under the kit's work directory (.work/jupyter),
 # never into the user's own Jupyter configuration.
@@ -19,6 +22,7 @@ declare -A PKGS=(
   [build]="build-essential ccache bison flex zlib1g-dev libssl-dev libelf-dev bc cpio dpkg-dev pkg-config gnupg debhelper kmod libdw-dev rsync"
   [vm]="qemu-system-x86 trace-cmd linux-perf"
   [tracefs]=""
+  [sshd]=""
 )
 
 need=()
@@ -58,6 +62,21 @@ for g in "${groups[@]}"; do
       echo "setup: mounted tracefs on /sys/kernel/tracing (for the perf-lock collector)"
     else
       echo "setup: could not mount tracefs ($(head -1 "$WORK/tracefs-mount.err" 2>/dev/null)): the perf-lock collector and its test will be skipped"
+    fi
+  fi
+  if [ "$g" = sshd ]; then
+    cache="${SLICELAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/slicelab}"
+    if [ ! -x "$cache/openssh-server/usr/sbin/sshd" ]; then
+      echo "setup: unpacking openssh-server into $cache/openssh-server (for the --ssh test; nothing is installed)"
+      dl="$(mktemp -d)"
+      if (cd "$dl" && apt-get download -q openssh-server libwrap0 >/dev/null 2>"$dl/err"); then
+        mkdir -p "$cache/openssh-server.tmp"
+        for f in "$dl"/*.deb; do dpkg-deb -x "$f" "$cache/openssh-server.tmp"; done
+        rm -rf "$cache/openssh-server" && mv "$cache/openssh-server.tmp" "$cache/openssh-server"
+      else
+        echo "setup: could not download openssh-server ($(grep -v '^W:' "$dl/err" | head -1)): the --ssh test will be skipped"
+      fi
+      rm -rf "$dl"
     fi
   fi
   if [ "$g" = jupyter ]; then

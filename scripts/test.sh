@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
 done
 t0=$(date +%s.%N); started=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ); load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 source scripts/work-dir.sh
-bash scripts/setup.sh core jupyter postgres browser build vm tracefs
+bash scripts/setup.sh core jupyter postgres browser build vm tracefs sshd
 node node_modules/typescript/bin/tsc -p tsconfig.json
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 node bin/slicelab.js prepare "$suite" --json > "$tmp/prepare.json"
