@@ -9,15 +9,9 @@ import { mean, variance } from "../stats/summary.js";
 import { tQuantile } from "../stats/distributions.js";
 import { createRng } from "../stats/prng.js";
 
-/** The row fields this analysis reads (a subset of src/vm/mechanism.ts MechanismRow). */
-export interface FactorialRow {
-  run: string;
-  mode: string;
-  pages: string;
-  extension: string;
-  kernelRelease: string;
-  accel: string;
-  holds: number;
+/** Where a run's descheduled holds were descheduled, and how many a grant covered (one run's counts). */
+export interface HolderDeschedCounts {
+  /** Holds during which the holder left the CPU, by where the first descheduling happened. */
   deschedHolds: number;
   kernelFault: number;
   kernelOther: number;
@@ -26,7 +20,19 @@ export interface FactorialRow {
   returnSyscall: number;
   voluntary: number;
   unclassified: number;
+  /** Holds whose end a grant covered (granted still set at release). */
   covered: number;
+}
+
+/** The row fields this analysis reads (a subset of src/vm/mechanism.ts MechanismRow). */
+export interface FactorialRow extends HolderDeschedCounts {
+  run: string;
+  mode: string;
+  pages: string;
+  extension: string;
+  kernelRelease: string;
+  accel: string;
+  holds: number;
   grants: number | null;
   faultsUnderLock: number;
   throughputPerS: number;

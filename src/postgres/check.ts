@@ -239,10 +239,8 @@ export async function runMakeCheck(src: PgSource, opts: CheckOptions): Promise<C
   }
 }
 
-/** A UTC stamp for record directories: 20261201T183000Z. */
-export function utcStamp(d = new Date()): string {
-  return d.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
-}
+/** A UTC stamp for record directories (the record format's). */
+export { utcStamp } from "../record/format.js";
 
 /** sha256 (12 hex) of a record's regress lines, to tell records apart in notes. */
 export function regressHash(text: string): string {

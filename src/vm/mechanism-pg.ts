@@ -42,6 +42,7 @@ import { ensurePgUser } from "../postgres/user.js";
 import { shQuote } from "./guest-init.js";
 import { activePreemptMode, type ExtLevel, type PreemptMode } from "./mechanism.js";
 import { runVm, type Accel, type VmResult } from "./qemu.js";
+import { utcStamp } from "../record/format.js";
 
 export type HugeLevel = "off" | "on";
 
@@ -433,7 +434,7 @@ export async function runPgMechanismInVm(o: PgMechanismOptions): Promise<PgMecha
   const shape = defaultPgShape(o.shape);
   const plan = planPgRuns({ blocks: o.blocks, modes: o.modes ?? ["full", "lazy"], hugePages: o.hugePages ?? ["off", "on"], extensions: o.extensions ?? ["off", "on"], seed: o.seed ?? 1 });
   for (const p of ["postgres", "pg_ctl", "initdb", "pgbench", "psql"]) if (!existsSync(join(o.bin, p))) throw new UserError(`${o.bin}/${p}: missing (build the server with \`slicelab postgres build --variant diag\`)`);
-  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "Z");
+  const stamp = utcStamp();
   const rawDir = o.rawDir ?? join(workDir(), "mechanism", `pg-${stamp}`);
   mkdirSync(rawDir, { recursive: true });
   if (readdirSync(rawDir).length > 0) throw new UserError(`${rawDir}: not empty; choose a new raw directory`);

@@ -21,10 +21,12 @@ import { buildMicro, microArgs, parseMicroOutput, MICRO_ENV, type MicroOptions }
 import { parseHolderTrace, summariseHolderTrace, type HolderTraceSummary } from "../parse/holder-trace.js";
 import { diffRseqStats, parseRseqStats } from "../parse/rseq-stats.js";
 import { createRng } from "../stats/prng.js";
+import type { HolderDeschedCounts } from "../analysis/mechanism.js";
 import { UserError } from "../util/errors.js";
 import { workDir } from "../util/paths.js";
 import { shQuote } from "./guest-init.js";
 import { runVm, type Accel, type VmResult } from "./qemu.js";
+import { utcStamp } from "../record/format.js";
 
 /** "current": leave the mode as it is (host runs: the mode is read, never changed). */
 export type PreemptMode = "full" | "lazy" | "none" | "current";
@@ -207,7 +209,7 @@ exit 0
 }
 
 /** One row per run: the factorial's unit of evidence. */
-export interface MechanismRow {
+export interface MechanismRow extends HolderDeschedCounts {
   run: string;
   block: number;
   order: number;
@@ -225,17 +227,6 @@ export interface MechanismRow {
   holds: number;
   holdsLogged: number;
   logLost: number;
-  /** Holds during which the holder left the CPU, by where the first descheduling happened. */
-  deschedHolds: number;
-  kernelFault: number;
-  kernelOther: number;
-  returnFault: number;
-  returnInterrupt: number;
-  returnSyscall: number;
-  voluntary: number;
-  unclassified: number;
-  /** Holds whose end a grant covered (granted still set at release). */
-  covered: number;
   /** Kernel counters (rseq/stats deltas): grants, expiries, revocations, yields. */
   grants: number | null;
   expired: number | null;
@@ -357,7 +348,7 @@ export async function runMechanismInVm(o: MechanismOptions): Promise<MechanismRu
     seed: o.seed ?? 1,
   });
   const micro = await buildMicro();
-  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "Z");
+  const stamp = utcStamp();
   const rawDir = o.rawDir ?? join(workDir(), "mechanism", stamp);
   mkdirSync(rawDir, { recursive: true });
   if (readdirSync(rawDir).length > 0) throw new UserError(`${rawDir}: not empty; choose a new raw directory`);
@@ -417,7 +408,7 @@ export async function runMechanismOnHost(o: Omit<MechanismOptions, "kernel" | "a
   const shape = defaultShape(o);
   const plan = planRuns({ blocks: o.blocks, modes: ["current"], pages: o.pages ?? ["4k", "4k-prefault"], extensions: o.extensions ?? ["off"], seed: o.seed ?? 1 });
   const micro = await buildMicro();
-  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "Z");
+  const stamp = utcStamp();
   const rawDir = o.rawDir ?? join(workDir(), "mechanism", `host-${stamp}`);
   mkdirSync(rawDir, { recursive: true });
   if (readdirSync(rawDir).length > 0) throw new UserError(`${rawDir}: not empty; choose a new raw directory`);

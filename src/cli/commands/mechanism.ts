@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { ensureDiagBin, runPgMechanismInVm, type HugeLevel, type PgMechanismRow } from "../../vm/mechanism-pg.js";
 import { pgAnswerSentence, summarisePgCells, type PgFactorialRow } from "../../analysis/mechanism-pg.js";
 import { join } from "node:path";
+import { utcStamp } from "../../record/format.js";
 
 const usage = `usage: slicelab mechanism SUBCOMMAND [OPTIONS] [--json]
 
@@ -145,7 +146,7 @@ export const mechanismCommand: Command = {
     }
     const rec = values.kernel || host ? undefined : cachedKernel();
     const kernel = host ? "(host)" : (values.kernel ?? defaultKernelImage());
-    const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "Z");
+    const stamp = utcStamp();
     const dir = values.out ?? join(repoRoot(), "data", "runs", "mechanism-2026", host ? `host-${stamp}` : stamp);
     if (existsSync(dir) && readdirSync(dir).length > 0) throw new UserError(`${dir}: not empty; choose a new --out directory`);
     const common = {
@@ -233,7 +234,7 @@ async function runPg(values: Record<string, string | boolean | undefined>): Prom
   if (!ACCELS.includes(accel)) throw new UserError(`--accel expects ${ACCELS.join(", ")}, got "${str("accel")}"`);
   const rec = str("kernel") ? undefined : cachedKernel();
   const kernel = str("kernel") ?? defaultKernelImage();
-  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "Z");
+  const stamp = utcStamp();
   const dir = str("out") ?? join(repoRoot(), "data", "runs", "mechanism-2026", `pg-${stamp}`);
   if (existsSync(dir) && readdirSync(dir).length > 0) throw new UserError(`${dir}: not empty; choose a new --out directory`);
   const sb = str("shared-buffers");
