@@ -1,5 +1,6 @@
 import { createRng, mean, pairedMean, sd, tQuantile, tTwoSidedP, welchTTest } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
+import { shuffleInPlace } from "../stats/prng.js";
 
 /**
  * The analysis of paired A/B measurements whose goal is a ratio: the harness
@@ -194,14 +195,7 @@ export function blockOrders(arms: readonly string[], blocks: number, design: Ord
     return Array.from({ length: blocks }, (_, b) => seqs[b % seqs.length]!.map((i) => arms[i]!));
   }
   const rng = createRng(seed);
-  return Array.from({ length: blocks }, () => {
-    const o = [...arms];
-    for (let i = o.length - 1; i > 0; i--) {
-      const j = rng.index(i + 1);
-      [o[i], o[j]] = [o[j]!, o[i]!];
-    }
-    return o;
-  });
+  return Array.from({ length: blocks }, () => shuffleInPlace([...arms], rng));
 }
 
 /** Pairs needed to complete the balanced design's cycle (2 arms: 2; 3 arms: 6). */

@@ -16,8 +16,7 @@
  * `--groups N` runs the first N test groups of parallel_schedule (a prefix
  * is self-consistent: later groups depend on objects earlier ones create).
  */
-import { spawn } from "node:child_process";
-import { chownSync, closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { kitInfo, hostInfo } from "../bench/provenance.js";
@@ -31,7 +30,7 @@ import { runVm, type Accel } from "../vm/qemu.js";
 import { deriveRecord } from "../record/convert.js";
 import { writeRecord } from "../record/format.js";
 import { CONFIGURE_OPTIONS } from "./build.js";
-import { parseRegressOutput, type RegressSummary } from "./check.js";
+import { chownTree, parseRegressOutput, spawnLogged, type RegressSummary } from "./check.js";
 import { applyPatchSeries, patchHash } from "./patch.js";
 import { patchVersionOf } from "./patch-version.js";
 import type { PgSource } from "./source.js";
@@ -123,30 +122,6 @@ export function guestCheckScript(o: { tree: string; probe: string; user: string;
   ].join("\n");
 }
 
-function run(cmd: string, args: string[], cwd: string, log: string, env: NodeJS.ProcessEnv, as?: { uid: number; gid: number }): Promise<number> {
-  return new Promise((res, reject) => {
-    const fd = openSync(log, "a");
-    writeSync(fd, `\n$ (cd ${cwd} && ${cmd} ${args.join(" ")})\n`);
-    const child = spawn("nice", ["-n", "10", cmd, ...args], { cwd, env, stdio: ["ignore", fd, fd], uid: as?.uid, gid: as?.gid });
-    child.on("error", (err) => {
-      closeSync(fd);
-      reject(new UserError(`cannot run ${cmd}: ${err.message}`));
-    });
-    child.on("close", (code) => {
-      closeSync(fd);
-      res(code ?? 1);
-    });
-  });
-}
-
-function chownTree(dir: string, uid: number, gid: number): void {
-  chownSync(dir, uid, gid);
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) chownTree(p, uid, gid);
-    else if (!e.isSymbolicLink()) chownSync(p, uid, gid);
-  }
-}
 
 export interface CheckTree {
   tree: string;
@@ -197,7 +172,7 @@ export async function prepareCheckTree(src: PgSource, o: { cflags?: string; jobs
   for (const [cmd, args] of steps) {
     const asUser = args.includes("temp-install");
     if (asUser) chownTree(base, user.uid, user.gid);
-    const code = await run(cmd, [...args], tree, log, asUser ? { PATH: process.env.PATH, LC_ALL: "C", HOME: "/tmp" } : env, asUser ? user : undefined);
+    const code = await spawnLogged(cmd, [...args], tree, log, { env: asUser ? { PATH: process.env.PATH, LC_ALL: "C", HOME: "/tmp" } : env, uid: asUser ? user.uid : undefined, gid: asUser ? user.gid : undefined });
     if (code !== 0) {
       const tail = readFileSync(log, "utf8").trimEnd().split("\n").slice(-15).join("\n");
       throw new UserError(`${cmd} ${args.join(" ")} (${src.version} patched) failed (exit ${code}); log ${log}\n${tail}`);

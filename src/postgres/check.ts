@@ -95,7 +95,8 @@ export interface CheckRecord {
   configure: string[];
 }
 
-function spawnLogged(cmd: string, args: string[], cwd: string, log: string, opts: { uid?: number; gid?: number; env: NodeJS.ProcessEnv }): Promise<number> {
+/** Runs CMD niced in CWD, its output appended to LOG after a "$ (cd …)" line; resolves to its exit status. */
+export function spawnLogged(cmd: string, args: string[], cwd: string, log: string, opts: { uid?: number; gid?: number; env: NodeJS.ProcessEnv }): Promise<number> {
   return new Promise((resolvePromise, reject) => {
     const fd = openSync(log, "a");
     writeSync(fd, `\n$ (cd ${cwd} && ${cmd} ${args.join(" ")})\n`);
@@ -111,7 +112,8 @@ function spawnLogged(cmd: string, args: string[], cwd: string, log: string, opts
   });
 }
 
-function chownTree(dir: string, uid: number, gid: number): void {
+/** chown -R, not following symbolic links. */
+export function chownTree(dir: string, uid: number, gid: number): void {
   chownSync(dir, uid, gid);
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);

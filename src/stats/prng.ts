@@ -89,3 +89,12 @@ export function createRngFromState(state: readonly [number, number, number, numb
   };
   return { nextUint32, next, index: (n: number) => Math.floor(next() * n), indices };
 }
+
+/** Shuffles `a` in place (Fisher–Yates, from the end, one rng.index per step) and returns it. */
+export function shuffleInPlace<T>(a: T[], rng: Rng): T[] {
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = rng.index(i + 1);
+    [a[i], a[j]] = [a[j]!, a[i]!];
+  }
+  return a;
+}

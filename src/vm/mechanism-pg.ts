@@ -35,7 +35,7 @@ import { diffRseqStats, parseRseqStats } from "../parse/rseq-stats.js";
 import { ParseError, UserError } from "../util/errors.js";
 import { workDir } from "../util/paths.js";
 import { splitLines } from "../parse/text.js";
-import { createRng } from "../stats/prng.js";
+import { createRng, shuffleInPlace } from "../stats/prng.js";
 import { buildPostgres, type BuildRecord } from "../postgres/build.js";
 import { resolveSource } from "../postgres/source.js";
 import { ensurePgUser } from "../postgres/user.js";
@@ -68,11 +68,7 @@ export function planPgRuns(o: { blocks: number; modes: readonly PreemptMode[]; h
   const rng = createRng(o.seed);
   const out: PgPlannedRun[] = [];
   for (let b = 0; b < o.blocks; b++) {
-    const order = [...cells];
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = rng.index(i + 1);
-      [order[i], order[j]] = [order[j]!, order[i]!];
-    }
+    const order = shuffleInPlace([...cells], rng);
     for (const c of order) {
       const n = out.length;
       out.push({ ...c, id: String(n + 1).padStart(3, "0"), block: b + 1, order: n, seed: 1 + rng.index(1_000_000) });

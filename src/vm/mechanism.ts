@@ -20,7 +20,7 @@ import { gunzipSync } from "node:zlib";
 import { buildMicro, microArgs, parseMicroOutput, MICRO_ENV, type MicroOptions } from "../micro/driver.js";
 import { parseHolderTrace, summariseHolderTrace, type HolderTraceSummary } from "../parse/holder-trace.js";
 import { diffRseqStats, parseRseqStats } from "../parse/rseq-stats.js";
-import { createRng } from "../stats/prng.js";
+import { createRng, shuffleInPlace } from "../stats/prng.js";
 import type { HolderDeschedCounts } from "../analysis/mechanism.js";
 import { UserError } from "../util/errors.js";
 import { workDir } from "../util/paths.js";
@@ -83,11 +83,7 @@ export function planRuns(o: { blocks: number; modes: readonly PreemptMode[]; pag
   const rng = createRng(o.seed);
   const out: PlannedRun[] = [];
   for (let b = 0; b < o.blocks; b++) {
-    const order = cells.map((c) => c);
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = rng.index(i + 1);
-      [order[i], order[j]] = [order[j]!, order[i]!];
-    }
+    const order = shuffleInPlace(cells.map((c) => c), rng);
     for (const c of order) {
       const n = out.length;
       out.push({ ...c, id: String(n + 1).padStart(3, "0"), block: b + 1, order: n, seed: 1 + rng.index(1_000_000) });
