@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { costModel } from "../analysis/patch-cost.js";
 import { extensionEffect, summariseCells, type CellSummary, type FactorialRow, type Interval } from "../analysis/mechanism.js";
 import { loadMechanismGroups, pickMechanismGroups } from "../analysis/mechanism-records.js";
-import { pgPooledRate, type PgFactorialRow } from "../analysis/mechanism-pg.js";
+import { pgPooledRate, pgTraced, type PgFactorialRow } from "../analysis/mechanism-pg.js";
 import { captureSummary, snapshots, waitShareRanges } from "../analysis/lockstat-vm.js";
 import { collectedVmSeriesDirs, lockStatRunRows, topLockClasses } from "../collect/tables.js";
 import { parseProcLockStat } from "../parse/proc-lock-stat.js";
@@ -620,18 +620,35 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "in-kernel preemptions to 0.00 under both modes", figure: "0.00", record: M1, field: "max over modes of hugetlb/off rates.kernel.mean", value: (t, root) => Math.max(microCell("vm", "full/hugetlb/off", (c) => c.rates.kernel.mean)(t, root), microCell("vm", "lazy/hugetlb/off", (c) => c.rates.kernel.mean)(t, root)) },
   { doc: R, sentence: "faults fell to 0.00 and in-kernel preemptions to 0.00", figure: "faults fell to 0.00", record: M1, field: "max over modes of 4k-prefault/off rates.faultsUnderLock.mean", value: (t, root) => Math.max(microCell("vm", "full/4k-prefault/off", (c) => c.rates.faultsUnderLock.mean)(t, root), microCell("vm", "lazy/4k-prefault/off", (c) => c.rates.faultsUnderLock.mean)(t, root)) },
   { doc: R, sentence: "faults fell to 0.00 and in-kernel preemptions to 0.00", figure: "preemptions to 0.00", record: M1, field: "max over modes of 4k-prefault/off rates.kernel.mean", value: (t, root) => Math.max(microCell("vm", "full/4k-prefault/off", (c) => c.rates.kernel.mean)(t, root), microCell("vm", "lazy/4k-prefault/off", (c) => c.rates.kernel.mean)(t, root)) },
-  { doc: R, sentence: "4940.5 (4298.4–5582.7) minor faults per million spin-style holds under full", figure: "4940.5", record: PGR, field: "full/huge_pages=off, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("full", "off", "mean") },
-  { doc: R, sentence: "4940.5 (4298.4–5582.7) minor faults per million spin-style holds under full", figure: "(4298.4", record: PGR, field: "full/huge_pages=off, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("full", "off", "lo") },
-  { doc: R, sentence: "4940.5 (4298.4–5582.7) minor faults per million spin-style holds under full", figure: "–5582.7)", record: PGR, field: "full/huge_pages=off, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("full", "off", "hi") },
-  { doc: R, sentence: "4123.0 (459.1–7786.9) minor faults per million spin-style holds under lazy", figure: "4123.0", record: PGR, field: "lazy/huge_pages=off, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("lazy", "off", "mean") },
-  { doc: R, sentence: "4123.0 (459.1–7786.9) minor faults per million spin-style holds under lazy", figure: "(459.1", record: PGR, field: "lazy/huge_pages=off, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("lazy", "off", "lo") },
-  { doc: R, sentence: "4123.0 (459.1–7786.9) minor faults per million spin-style holds under lazy", figure: "–7786.9)", record: PGR, field: "lazy/huge_pages=off, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("lazy", "off", "hi") },
-  { doc: R, sentence: "64.1 (57.6–70.7) minor faults per million spin-style holds under full", figure: "64.1", record: PGR, field: "full/huge_pages=on, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("full", "on", "mean") },
-  { doc: R, sentence: "64.1 (57.6–70.7) minor faults per million spin-style holds under full", figure: "(57.6", record: PGR, field: "full/huge_pages=on, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("full", "on", "lo") },
-  { doc: R, sentence: "64.1 (57.6–70.7) minor faults per million spin-style holds under full", figure: "–70.7)", record: PGR, field: "full/huge_pages=on, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("full", "on", "hi") },
-  { doc: R, sentence: "65.3 (−34.3–164.8) minor faults per million spin-style holds under lazy", figure: "65.3", record: PGR, field: "lazy/huge_pages=on, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("lazy", "on", "mean") },
-  { doc: R, sentence: "65.3 (−34.3–164.8) minor faults per million spin-style holds under lazy", figure: "(−34.3", record: PGR, field: "lazy/huge_pages=on, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("lazy", "on", "lo") },
-  { doc: R, sentence: "65.3 (−34.3–164.8) minor faults per million spin-style holds under lazy", figure: "–164.8)", record: PGR, field: "lazy/huge_pages=on, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("lazy", "on", "hi") },
+  { doc: R, sentence: "4626.8 (4227.9–5025.7) minor faults per million spin-style holds under full", figure: "4626.8", record: PGR, field: "full/huge_pages=off, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("full", "off", "mean") },
+  { doc: R, sentence: "4626.8 (4227.9–5025.7) minor faults per million spin-style holds under full", figure: "(4227.9", record: PGR, field: "full/huge_pages=off, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("full", "off", "lo") },
+  { doc: R, sentence: "4626.8 (4227.9–5025.7) minor faults per million spin-style holds under full", figure: "–5025.7)", record: PGR, field: "full/huge_pages=off, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("full", "off", "hi") },
+  { doc: R, sentence: "4594.7 (4118.7–5070.7) minor faults per million spin-style holds under lazy", figure: "4594.7", record: PGR, field: "lazy/huge_pages=off, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("lazy", "off", "mean") },
+  { doc: R, sentence: "4594.7 (4118.7–5070.7) minor faults per million spin-style holds under lazy", figure: "(4118.7", record: PGR, field: "lazy/huge_pages=off, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("lazy", "off", "lo") },
+  { doc: R, sentence: "4594.7 (4118.7–5070.7) minor faults per million spin-style holds under lazy", figure: "–5070.7)", record: PGR, field: "lazy/huge_pages=off, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("lazy", "off", "hi") },
+  { doc: R, sentence: "49.6 (25.4–73.9) minor faults per million spin-style holds under full", figure: "49.6", record: PGR, field: "full/huge_pages=on, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("full", "on", "mean") },
+  { doc: R, sentence: "49.6 (25.4–73.9) minor faults per million spin-style holds under full", figure: "(25.4", record: PGR, field: "full/huge_pages=on, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("full", "on", "lo") },
+  { doc: R, sentence: "49.6 (25.4–73.9) minor faults per million spin-style holds under full", figure: "–73.9)", record: PGR, field: "full/huge_pages=on, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("full", "on", "hi") },
+  { doc: R, sentence: "66.1 (44.3–87.9) minor faults per million spin-style holds under lazy", figure: "66.1", record: PGR, field: "lazy/huge_pages=on, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("lazy", "on", "mean") },
+  { doc: R, sentence: "66.1 (44.3–87.9) minor faults per million spin-style holds under lazy", figure: "(44.3", record: PGR, field: "lazy/huge_pages=on, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("lazy", "on", "lo") },
+  { doc: R, sentence: "66.1 (44.3–87.9) minor faults per million spin-style holds under lazy", figure: "–87.9)", record: PGR, field: "lazy/huge_pages=on, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("lazy", "on", "hi") },
+  // The traced holder preemptions of the pooled PostgreSQL records, per mode (pgTraced over both records).
+  ...([
+    ["under full 19 were preempted inside the kernel (all 19 in a page fault) and 16 at the", "full"],
+    ["under lazy 9 inside the kernel (all 9 in a page fault) and 19 at the return", "lazy"],
+  ] as const).flatMap(([sentence, mode]): FigureEntry[] => {
+    const [k, kf, r] = sentence.match(/\d+/g)!;
+    const traced = (f: (t: ReturnType<typeof pgTraced>) => number) => (_t: string, root: string): number => {
+      const grp = mechPick(root).pg;
+      if (!grp) throw new Error(`no PostgreSQL group under ${MECH}`);
+      return f(pgTraced(grp.rows as PgFactorialRow[], { mode }));
+    };
+    return [
+      { doc: R, sentence, figure: `${mode === "full" ? "full " : "lazy "}${k}`, record: PGR, field: `${mode}: pooled pgTraced().kernel`, value: traced((t) => t.kernel) },
+      { doc: R, sentence, figure: `all ${kf}`, record: PGR, field: `${mode}: pooled pgTraced().kernelFault`, value: traced((t) => t.kernelFault) },
+      { doc: R, sentence, figure: `and ${r}`, record: PGR, field: `${mode}: pooled pgTraced().atReturn`, value: traced((t) => t.atReturn) },
+    ];
+  }),
   { doc: R, sentence: "on, 540 of the 548 reserved pages held after start", figure: "540", record: PGR, field: "min hugePagesTaken over huge_pages=on runs", value: (t) => Math.min(...(JSON.parse(t) as { hugePages: string; hugePagesTaken: number }[]).filter((r) => r.hugePages === "on").map((r) => r.hugePagesTaken)) },
 ];
 
