@@ -152,6 +152,7 @@ test("README's table of times: passing runs only, newest first, what prepare bui
   assert.equal(rows[0], "| `npm test` | warm | 15.0 min | 0.5 min | 580 / 0 / 20 | 0.5–2.3 | 0123456789 | `data/test-runs/b.json` |");
   assert.equal(rows[1], "| `npm test` | cold | 50.0 min | 25.0 min (kernel (slice-ext + vm) 20.0 min) | 580 / 0 / 20 | 0.5–2.3 | 0123456789 | `data/test-runs/a.json` |");
   assert.match(timesTable([run({ passed: false })]), /^No passing run is recorded yet/);
+  assert.match(timesTable([run({ note: "six builds beside it" })]), /`data\/test-runs\/a\.json` \(six builds beside it\) \|$/m);
   assert.throws(() => withTimesTable("# no markers\n", t), /README\.md: expected the markers/);
   assert.equal(withTimesTable(`a\n${README_BEGIN}\nold\n${README_END}\nb\n`, "T"), `a\n${README_BEGIN}\nT\n${README_END}\nb\n`);
 });

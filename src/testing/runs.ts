@@ -52,6 +52,8 @@ export interface TestRunRecord {
   passed: boolean;
   machine: { cpus: number; kernel: string; loadavgStart: number[]; loadavgEnd: number[] };
   where: { cloneUnder: string; cacheUnder: string };
+  /** What else the machine did meanwhile, added by hand to a kept record (the load average at start and end misses it). */
+  note?: string;
 }
 
 /** The skipped tests grouped by reason, most frequent first: "5 skipped: REASON — file: name; …". */
@@ -108,7 +110,7 @@ export function timesTable(runs: TestRunRecord[] & { path?: string }[]): string 
   if (ok.length === 0) return "No passing run is recorded yet (`bash scripts/test.sh --record` records one).";
   const rows = ok.map((r) => {
     const made = r.prepare.steps.filter((s) => s.status === "made").map((s) => `${s.step} ${fmtMin(s.seconds)}`);
-    return `| \`npm ${r.suite === "test" ? "test" : "run test:e2e"}\` | ${r.cache} | ${fmtMin(r.seconds.total)} | ${fmtMin(r.seconds.prepare)}${made.length ? ` (${made.join("; ")})` : ""} | ${r.counts.pass} / ${r.counts.fail} / ${r.counts.skipped} | ${r.machine.loadavgStart[0]?.toFixed(1)}–${r.machine.loadavgEnd[0]?.toFixed(1)} | ${r.commit.slice(0, 10)}${r.dirty ? "+dirty" : ""} | \`${r.path}\` |`;
+    return `| \`npm ${r.suite === "test" ? "test" : "run test:e2e"}\` | ${r.cache} | ${fmtMin(r.seconds.total)} | ${fmtMin(r.seconds.prepare)}${made.length ? ` (${made.join("; ")})` : ""} | ${r.counts.pass} / ${r.counts.fail} / ${r.counts.skipped} | ${r.machine.loadavgStart[0]?.toFixed(1)}–${r.machine.loadavgEnd[0]?.toFixed(1)} | ${r.commit.slice(0, 10)}${r.dirty ? "+dirty" : ""} | \`${r.path}\`${r.note ? ` (${r.note})` : ""} |`;
   });
   return [
     "| command | cache | total | prepare (what it built) | pass / fail / skipped | load (start–end) | commit | record |",
