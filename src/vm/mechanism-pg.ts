@@ -40,7 +40,7 @@ import { buildPostgres, type BuildRecord } from "../postgres/build.js";
 import { resolveSource } from "../postgres/source.js";
 import { ensurePgUser } from "../postgres/user.js";
 import { shQuote } from "./guest-init.js";
-import { activePreemptMode, type ExtLevel, type PreemptMode } from "./mechanism.js";
+import { activePreemptMode, firstDeschedClasses, sliceCounters, type ExtLevel, type PreemptMode } from "./mechanism.js";
 import { runVm, type Accel, type VmResult } from "./qemu.js";
 import { utcStamp } from "../record/format.js";
 
@@ -376,19 +376,10 @@ export function rowFromPgRunDir(dir: string, r: PgPlannedRun, ctx: { kernelRelea
     faultedGrantedHolds: d.faultedGranted,
     backendProcesses: d.backends.processes,
     deschedHolds: s.deschedHolds,
-    kernelFault: s.firstByClass["kernel-fault"],
-    kernelOther: s.firstByClass["kernel-other"],
-    returnFault: s.firstByClass["return-fault"],
-    returnInterrupt: s.firstByClass["return-interrupt"],
-    returnSyscall: s.firstByClass["return-syscall"],
-    voluntary: s.firstByClass.voluntary,
-    unclassified: s.firstByClass.unclassified,
+    ...firstDeschedClasses(s),
     logLost: s.logLost,
     lostEvents: s.lostEvents,
-    grants: c ? (c.sgrant ?? 0) : null,
-    expired: c ? (c.sexpir ?? 0) : null,
-    revoked: c ? (c.srevok ?? 0) : null,
-    yields: c ? (c.syield ?? 0) : null,
+    ...sliceCounters(c),
     tpsLoad: load.tps,
     tpsConnect: conn.tps,
     transactionsLoad: load.transactionsProcessed,

@@ -204,6 +204,17 @@ exit 0
 `;
 }
 
+/** A holder trace's first-descheduling classes, as a row's fields (the VM micro and PostgreSQL runners share them). */
+export function firstDeschedClasses(s: HolderTraceSummary): Omit<HolderDeschedCounts, "deschedHolds" | "covered"> {
+  const f = s.firstByClass;
+  return { kernelFault: f["kernel-fault"], kernelOther: f["kernel-other"], returnFault: f["return-fault"], returnInterrupt: f["return-interrupt"], returnSyscall: f["return-syscall"], voluntary: f.voluntary, unclassified: f.unclassified };
+}
+
+/** The kernel's rseq slice counters over a run (null without the feature), as a row's fields. */
+export function sliceCounters(c: Partial<Record<"sgrant" | "sexpir" | "srevok" | "syield", number>> | null): { grants: number | null; expired: number | null; revoked: number | null; yields: number | null } {
+  return { grants: c ? (c.sgrant ?? 0) : null, expired: c ? (c.sexpir ?? 0) : null, revoked: c ? (c.srevok ?? 0) : null, yields: c ? (c.syield ?? 0) : null };
+}
+
 /** One row per run: the factorial's unit of evidence. */
 export interface MechanismRow extends HolderDeschedCounts {
   run: string;
@@ -289,18 +300,9 @@ export function rowFromRunDir(dir: string, r: PlannedRun, ctx: { kernelRelease: 
     holdsLogged: s.holdsLogged,
     logLost: s.logLost,
     deschedHolds: s.deschedHolds,
-    kernelFault: s.firstByClass["kernel-fault"],
-    kernelOther: s.firstByClass["kernel-other"],
-    returnFault: s.firstByClass["return-fault"],
-    returnInterrupt: s.firstByClass["return-interrupt"],
-    returnSyscall: s.firstByClass["return-syscall"],
-    voluntary: s.firstByClass.voluntary,
-    unclassified: s.firstByClass.unclassified,
+    ...firstDeschedClasses(s),
     covered: x.grants,
-    grants: c ? (c.sgrant ?? 0) : null,
-    expired: c ? (c.sexpir ?? 0) : null,
-    revoked: c ? (c.srevok ?? 0) : null,
-    yields: c ? (c.syield ?? 0) : null,
+    ...sliceCounters(c),
     grantsInDeschedHolds: s.grantsInDeschedHolds,
     faultsUnderLock: x.faults.workerMinor,
     freshPagesTouched: x.faults.freshPagesTouched,
