@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { checkSentence, harnessSentence, hookCostSentence, latestRecord, readCheckRecords, readVmCheckRecords, vmCheckSentence } from "../src/postgres/v2-report.js";
+import { checkSentence, harnessSentence, hookCostLoadSentence, hookCostSentence, latestRecord, readCheckRecords, readVmCheckRecords, vmCheckSentence } from "../src/postgres/v2-report.js";
 import type { VmCheckRecord } from "../src/postgres/check-vm.js";
 import type { CheckRecord } from "../src/postgres/check.js";
 import type { HarnessRun } from "../src/postgres/harness.js";
@@ -48,6 +48,15 @@ test("hook-cost sentence flags intervals entirely below zero as layout effects",
   assert.match(hookCostSentence(rec), /code layout/);
   const ok = { ...rec, addedNs: { ...rec.addedNs, spin: { off: iv(0.1, -0.5, 0.7), all: iv(5, 3, 7) } } } as unknown as HookCostRecord;
   assert.doesNotMatch(hookCostSentence(ok), /code layout/);
+});
+
+test("hook-cost load sentence: loaded or not follows the higher load per CPU, with the unhooked iteration's time", () => {
+  const r = (before: number, after: number) => ({ host: { load1Before: before, load1After: after, cpus: 2 }, noneNs: { spin: { mean: 12.07 } } }) as unknown as HookCostRecord;
+  assert.match(hookCostLoadSentence(r(21.9, 22.4)), /loose, and a rerun on a quiet machine/);
+  assert.match(hookCostLoadSentence(r(21.9, 22.4)), /11\.20 per CPU/);
+  assert.match(hookCostLoadSentence(r(1.63, 2.32)), /had a CPU most of the time/);
+  assert.match(hookCostLoadSentence(r(1.63, 2.32)), /1\.16 per CPU; the unhooked spinlock iteration took 12\.1 ns/);
+  assert.match(hookCostLoadSentence(r(1, 3.2)), /loose/, "the end's load counts too");
 });
 
 test("VM make-check sentence: scope, TCG caveat, probe, server line and the kernel's grants come from the record", () => {

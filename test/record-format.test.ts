@@ -85,6 +85,27 @@ test("a legacy directory's envelope comes from its own files; what they do not s
   assert.equal(readmeCommand("no command here, only `ls`"), undefined);
 });
 
+test("a host record without a host name says so in its environment, not [object Object]", () => {
+  const dir = join(tmp, "host-no-name", "20990101T000000Z");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "summary.json"), JSON.stringify({ kind: "slicelab-hook-cost", host: { kernel: "6.18", cpus: 2, cpuModel: "x" }, started: "2099-01-01T00:00:00Z", ended: "2099-01-01T00:01:00Z" }));
+  const r = deriveRecord(dir);
+  assert.ok(r.environment && !isUnknown(r.environment));
+  assert.equal(r.environment.kind, "host");
+  assert.doesNotMatch(r.environment.detail, /object Object/);
+  assert.match(r.environment.detail, /its name not recorded/);
+  writeFileSync(join(dir, "summary.json"), JSON.stringify({ kind: "slicelab-hook-cost", host: { hostname: "box", cpus: 2 }, command: "slicelab postgres hook-cost --version 18", kit: { commit: "0123456789abcdef0123456789abcdef01234567", dirty: false } }));
+  const r2 = deriveRecord(dir);
+  assert.match(!isUnknown(r2.environment) ? r2.environment.detail : "", /^on the host box/);
+  assert.deepEqual(r2.kit, { commit: "0123456789abcdef0123456789abcdef01234567", dirty: false });
+  // a benchmark's result.json (compare-scaling) is a provenance file too
+  rmSync(join(dir, "summary.json"));
+  writeFileSync(join(dir, "result.json"), JSON.stringify({ kind: "compare-scaling", host: { hostname: "box2", cpus: 2 }, kit: { commit: "f".repeat(40), dirty: false } }));
+  const r3 = deriveRecord(dir);
+  assert.match(!isUnknown(r3.environment) ? r3.environment.detail : "", /^on the host box2 \(result\.json\)/);
+  assert.deepEqual(r3.kit, { commit: "f".repeat(40), dirty: false });
+});
+
 test("citations: a record name that prefixes a longer one is not its citation", () => {
   const src = [{ file: "REPRODUCE.md", lines: [{ text: "see data/runs/patch-cost-pgbench-20261130T065433Z/", heading: "4. Patch" }, { text: "and data/runs/patch-cost-pgbench/ for the old one", heading: "4. Patch" }] }];
   assert.deepEqual(citations("patch-cost-pgbench", src).map((c) => c.line), ["and data/runs/patch-cost-pgbench/ for the old one"]);

@@ -10,6 +10,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { costModel } from "../analysis/patch-cost.js";
+import { patchCostModel } from "../postgres/cost-model.js";
 import { extensionEffect, summariseCells, type CellSummary, type FactorialRow, type Interval } from "../analysis/mechanism.js";
 import { loadMechanismGroups, pickMechanismGroups } from "../analysis/mechanism-records.js";
 import { pgPooledRate, pgTraced, type PgFactorialRow } from "../analysis/mechanism-pg.js";
@@ -137,6 +138,40 @@ const PG15 = "data/runs/pg-check/20261201T185707Z/pg15/summary.json";
 const PG18 = "data/runs/pg-check/20261201T190355Z/pg18/summary.json";
 const OPS2 = "data/runs/lock-ops-v2/20261201T192645Z/summary.json";
 const HOOK2 = "data/runs/patch-cost/20261201T184529Z/summary.json";
+const CSC1 = "data/runs/compare-scaling/20261201T190408Z/result.json";
+const CSC2 = "data/runs/compare-scaling/20261202T004722Z/result.json";
+/** The small (1,000) and large (10,000) sizes' median wall and CPU seconds and the two ratios, as written in `sentences`. */
+const scalingEntries = (record: string, sentences: { small: string; large: string; ratio: string }): FigureEntry[] => {
+  const row = (n: number, k: "medianWallS" | "medianCpuS") => (t: string): number => {
+    const r = (json(t) as Json).rows.find((x: Json) => x.runsPerSide === n);
+    if (!r) throw new Error(`no row with ${n} runs per side`);
+    return r[k] as number;
+  };
+  const fig = (sentence: string, figure: string, field: string, value?: (t: string) => number): FigureEntry => ({ doc: "REPRODUCE.md", sentence, figure, record, field, ...(value ? { value } : {}) });
+  const [sw, sc] = /([\d.]+) s wall \(([\d.]+) s CPU\)/.exec(sentences.small)!.slice(1) as [string, string];
+  const [lw, lc] = /([\d.]+) s wall \(([\d.]+) s CPU\)/.exec(sentences.large)!.slice(1) as [string, string];
+  const [rw, rc] = /([\d.]+) wall, ([\d.]+) CPU/.exec(sentences.ratio)!.slice(1) as [string, string];
+  return [
+    fig(sentences.small, `${sw} s`, "rows[runsPerSide=1000].medianWallS", row(1000, "medianWallS")),
+    fig(sentences.small, `${sc} s`, "rows[runsPerSide=1000].medianCpuS", row(1000, "medianCpuS")),
+    fig(sentences.large, `${lw} s`, "rows[runsPerSide=10000].medianWallS", row(10000, "medianWallS")),
+    fig(sentences.large, `${lc} s`, "rows[runsPerSide=10000].medianCpuS", row(10000, "medianCpuS")),
+    fig(sentences.ratio, rw, "ratio10kOver1kWall"),
+    fig(sentences.ratio, rc, "ratio10kOver1kCpu"),
+  ];
+};
+const HOOK3 = "data/runs/patch-cost/20261202T004844Z/summary.json";
+/** Notebook 03's version 2 cost model: most hook executions × upper ns (nested pattern) ÷ CPU ns per transaction. */
+const v2ModelPct = (arm: "off" | "all") => (t: string, root: string): number => {
+  const h = json(t) as Json;
+  const a = readJson(root, "data/runs/patch-cost-pgbench-20261130T065433Z/analysis.json");
+  const cpus = readJson(root, "data/runs/patch-cost-pgbench-20261130T065433Z/provenance.json").host.cpus as number;
+  return patchCostModel({
+    hookExecutionsPerTransaction: readJson(root, OPS2).perTransaction.max.hook_executions,
+    nsPerHookExecution: { off: h.addedNs.nested.off, all: h.addedNs.nested.all },
+    cpuNsPerTransaction: (cpus * 1e9) / a.meanTps.baseline,
+  })[arm].pctUpper;
+};
 const pgCheckLoads = (root: string): number[] =>
   [PG15, PG18].flatMap((f) => [readJson(root, f).host.load1Before, readJson(root, f).host.load1After] as number[]);
 /** errno in the server's unavailable line, the same in both checks. */
@@ -440,10 +475,39 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "4.72 buffer header locks", figure: "4.72", record: OPS2, field: "perTransaction.mean.acquires_buffer_header" },
   { doc: R, sentence: "and 0.49 spinlocks, each with its release", figure: "0.49", record: OPS2, field: "perTransaction.mean.acquires_spinlock" },
   { doc: R, sentence: "Version 1's model counted 17.4 outermost requests", figure: "17.4", record: OPS, field: "perTransaction.requests.mean" },
-  { doc: R, sentence: "200 rounds at a 1-minute load of 22 on 2 CPUs", figure: "200 rounds", record: HOOK2, field: "rounds" },
-  { doc: R, sentence: "200 rounds at a 1-minute load of 22 on 2 CPUs", figure: "22", record: HOOK2, field: "host.load1Before (22.38 after)", value: (t) => jsonField(t, "host.load1Before") },
-  { doc: R, sentence: "The unhooked loop itself took 77 ns per iteration", figure: "77 ns", record: HOOK2, field: "noneNs.spin.mean" },
-  { doc: R, sentence: "and one \"switch off\" interval lies entirely below zero", figure: "one", record: HOOK2, field: "count of addedNs.{spin,nested}.off.ci with an upper end < 0", value: offIntervalsBelowZero },
+  { doc: R, sentence: "200 rounds at a 1-minute load of 1.6→2.3 on 2 CPUs", figure: "200 rounds", record: HOOK3, field: "rounds" },
+  { doc: R, sentence: "200 rounds at a 1-minute load of 1.6→2.3 on 2 CPUs", figure: "1.6", record: HOOK3, field: "host.load1Before" },
+  { doc: R, sentence: "200 rounds at a 1-minute load of 1.6→2.3 on 2 CPUs", figure: "2.3", record: HOOK3, field: "host.load1After" },
+  { doc: R, sentence: "the unhooked spinlock iteration took 12.1 ns", figure: "12.1 ns", record: HOOK3, field: "noneNs.spin.mean" },
+  { doc: R, sentence: "off 0.13 ns (−0.07 … 0.32) in the spinlock pattern", figure: "0.13 ns", record: HOOK3, field: "addedNs.spin.off.mean" },
+  { doc: R, sentence: "off 0.13 ns (−0.07 … 0.32) in the spinlock pattern", figure: "−0.07", record: HOOK3, field: "addedNs.spin.off.ci.0" },
+  { doc: R, sentence: "off 0.13 ns (−0.07 … 0.32) in the spinlock pattern", figure: "0.32", record: HOOK3, field: "addedNs.spin.off.ci.1" },
+  { doc: R, sentence: "and 0.09 ns (0.01 … 0.17) in the nested one", figure: "0.09 ns", record: HOOK3, field: "addedNs.nested.off.mean" },
+  { doc: R, sentence: "and 0.09 ns (0.01 … 0.17) in the nested one", figure: "0.01", record: HOOK3, field: "addedNs.nested.off.ci.0" },
+  { doc: R, sentence: "and 0.09 ns (0.01 … 0.17) in the nested one", figure: "0.17", record: HOOK3, field: "addedNs.nested.off.ci.1" },
+  { doc: R, sentence: "with its counters 1.45 ns (1.31 … 1.59)", figure: "1.45 ns", record: HOOK3, field: "addedNs.spin.all.mean" },
+  { doc: R, sentence: "with its counters 1.45 ns (1.31 … 1.59)", figure: "1.31", record: HOOK3, field: "addedNs.spin.all.ci.0" },
+  { doc: R, sentence: "with its counters 1.45 ns (1.31 … 1.59)", figure: "1.59", record: HOOK3, field: "addedNs.spin.all.ci.1" },
+  { doc: R, sentence: "and 0.63 ns (0.55 … 0.72)", figure: "0.63 ns", record: HOOK3, field: "addedNs.nested.all.mean" },
+  { doc: R, sentence: "and 0.63 ns (0.55 … 0.72)", figure: "0.55", record: HOOK3, field: "addedNs.nested.all.ci.0" },
+  { doc: R, sentence: "and 0.63 ns (0.55 … 0.72)", figure: "0.72", record: HOOK3, field: "addedNs.nested.all.ci.1" },
+  { doc: R, sentence: "the most hook executions per transaction (41.49)", figure: "41.49", record: OPS2, field: "perTransaction.max.hook_executions" },
+  { doc: R, sentence: "at most 0.016% of a pgbench -S transaction's CPU with the switch off", figure: "0.016%", record: HOOK3, field: "notebook 03's v2 cost model, switch off (upper)", value: v2ModelPct("off") },
+  { doc: R, sentence: "and at most 0.066% with the request protocol", figure: "0.066%", record: HOOK3, field: "notebook 03's v2 cost model, request protocol (upper)", value: v2ModelPct("all") },
+  { doc: R, sentence: "at a load of 22) could not resolve this", figure: "22", record: HOOK2, field: "host.load1Before (22.38 after)", value: (t) => jsonField(t, "host.load1Before") },
+  { doc: R, sentence: "its unhooked loop took 77 ns per iteration", figure: "77 ns", record: HOOK2, field: "noneNs.spin.mean" },
+  { doc: R, sentence: "and one \"switch off\" interval lay entirely below zero", figure: "one", record: HOOK2, field: "count of addedNs.{spin,nested}.off.ci with an upper end < 0", value: offIntervalsBelowZero },
+
+  // ===== §3, how `slicelab compare` scales (compare-scaling). =====
+  { doc: R, sentence: "At a 1-minute load of 16.5 before and 16.8 after", figure: "16.5", record: CSC1, field: "loadAverageBefore.0" },
+  { doc: R, sentence: "At a 1-minute load of 16.5 before and 16.8 after", figure: "16.8", record: CSC1, field: "loadAverageAfter.0" },
+  ...scalingEntries(CSC1, { small: "2 × 1,000 runs 2.50 s wall (1.00 s CPU)", large: "2 × 10,000 runs 7.50 s wall (3.48 s CPU), ratio 10,000/1,000 = 3.00 wall, 3.48 CPU", ratio: "ratio 10,000/1,000 = 3.00 wall, 3.48 CPU" }),
+  { doc: R, sentence: "At a 1-minute load of 1.34 before and 2.04 after", figure: "1.34", record: CSC2, field: "loadAverageBefore.0" },
+  { doc: R, sentence: "At a 1-minute load of 1.34 before and 2.04 after", figure: "2.04", record: CSC2, field: "loadAverageAfter.0" },
+  ...scalingEntries(CSC2, { small: "2 × 1,000 runs 0.963 s wall (0.96 s CPU)", large: "2 × 10,000 runs 4.317 s wall (3.46 s CPU), ratio 4.483 wall, 3.604 CPU", ratio: "ratio 4.483 wall, 3.604 CPU" }),
+  { doc: R, sentence: "4.317 s at the lower load, of which the bootstrap took 2.708 s in process", figure: "4.317 s", record: CSC2, field: "time10kS" },
+  { doc: R, sentence: "4.317 s at the lower load, of which the bootstrap took 2.708 s in process", figure: "2.708 s", record: CSC2, field: "parts.seconds.bootstrap" },
+  { doc: R, sentence: "leave-one-out 0.189 s", figure: "0.189 s", record: CSC2, field: "parts.seconds.leaveOneOut" },
 
   // ===== §4, the pgbench -S cost of version 1 (patch-cost-pgbench, -20261130T065433Z, -concurrent). =====
   {
@@ -653,6 +717,7 @@ export const FIGURES: FigureEntry[] = [
 ];
 
 export const MEASURED_REGIONS: MeasuredRegion[] = [
+  { doc: R, from: "Measured twice on this shared 2-vCPU machine.", to: "### What cannot be reproduced, and why" },
   // §8 (issue 14): the mechanism's results.
   { doc: R, from: "What is recorded so far (all TCG functional evidence", to: "What icount cannot model:" },
   { doc: R, from: "### Our A/A series (the noise floor of this machine)", to: "To measure the noise floor of a quiet machine" },

@@ -9,7 +9,8 @@
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, release, tmpdir } from "node:os";
+import { cpus, hostname, loadavg, release, tmpdir } from "node:os";
+import { kitInfo, type KitInfo } from "../bench/provenance.js";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { ParseError, UserError } from "../util/errors.js";
@@ -85,7 +86,10 @@ export interface HookCostRecord {
   iterations: number;
   compiler: string;
   cflags: string[];
-  host: { kernel: string; cpus: number; cpuModel: string; load1Before: number; load1After: number };
+  host: { hostname?: string; kernel: string; cpus: number; cpuModel: string; load1Before: number; load1After: number };
+  /** The command line and the kit's commit (records made before 2026-12-02 lack them). */
+  command?: string;
+  kit?: KitInfo;
   started: string;
   ended: string;
   /** Added ns per hook execution (and per pattern iteration) vs no hook code: mean, 95% CI, rounds. */
@@ -139,7 +143,9 @@ export async function measureHookCost(source: string, major: string, opts: { rou
       iterations: opts.iterations,
       compiler,
       cflags: CFLAGS,
-      host: { kernel: release(), cpus: cpus().length, cpuModel, load1Before, load1After: loadavg()[0]! },
+      host: { hostname: hostname(), kernel: release(), cpus: cpus().length, cpuModel, load1Before, load1After: loadavg()[0]! },
+      command: `slicelab postgres hook-cost --version ${major} --rounds ${opts.rounds} --iterations ${opts.iterations}`,
+      kit: kitInfo(),
       started,
       ended: new Date().toISOString(),
       addedNs: analyseHookCost(samples),

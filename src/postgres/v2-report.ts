@@ -67,6 +67,23 @@ export function hookCostSentence(r: HookCostRecord): string {
   return `Per hook execution on this host (${r.rounds} rounds, load ${r.host.load1Before.toFixed(1)}→${r.host.load1After.toFixed(1)} on ${r.host.cpus} CPUs): switch off ${f(r.addedNs.spin.off)} in the spinlock pattern and ${f(r.addedNs.nested.off)} in the nested one; request protocol with counters ${f(r.addedNs.spin.all)} and ${f(r.addedNs.nested.all)}.${neg ? " An interval entirely below zero means the two binaries differ in more than the hooks (code layout): differences of a few ns are within that effect here." : ""}`;
 }
 
+/** Load per CPU above which a hook-cost record is called loaded (the benchmark then mostly waits for a CPU). */
+export const HOOK_COST_LOADED_PER_CPU = 1.5;
+
+/**
+ * What the load says about a hook-cost record's resolution: the higher 1-minute load per CPU of
+ * its start and end against HOOK_COST_LOADED_PER_CPU, and the unhooked spin iteration's time
+ * (an uncontended lock takes about 10 ns on an idle CPU, so far more means waiting for a CPU).
+ */
+export function hookCostLoadSentence(r: Pick<HookCostRecord, "host" | "noneNs">): string {
+  const perCpu = Math.max(r.host.load1Before, r.host.load1After) / r.host.cpus;
+  const loaded = perCpu > HOOK_COST_LOADED_PER_CPU;
+  const at = `a 1-minute load of ${r.host.load1Before.toFixed(1)}→${r.host.load1After.toFixed(1)} on ${r.host.cpus} CPUs (${perCpu.toFixed(2)} per CPU; the unhooked spinlock iteration took ${r.noneNs.spin.mean.toFixed(1)} ns)`;
+  return loaded
+    ? `The ns per execution were measured at ${at}, above ${HOOK_COST_LOADED_PER_CPU} per CPU: their upper limits, and this bound, are loose, and a rerun on a quiet machine narrows them.`
+    : `The ns per execution were measured at ${at}, at most ${HOOK_COST_LOADED_PER_CPU} per CPU: the benchmark had a CPU most of the time.`;
+}
+
 /** One sentence on the lock-ops record. */
 export function lockOpsSentence(r: LockOpsRecord): string {
   const m = r.perTransaction.mean;

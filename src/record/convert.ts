@@ -40,7 +40,7 @@ export function legacyStudy(name: string): string | undefined {
 }
 
 const SKIP_DIRS = new Set(["runs", "raw", "collect", "setup", "comparisons", "derived"]);
-const PROVENANCE_NAMES = /^(provenance|series|summary|cells|overhead|direct-cost|kernel-build.*|\d{8}T\d{6}Z)\.json$/;
+const PROVENANCE_NAMES = /^(provenance|series|summary|result|cells|overhead|direct-cost|kernel-build.*|\d{8}T\d{6}Z)\.json$/;
 
 type Json = Record<string, unknown>;
 
@@ -269,7 +269,7 @@ export function deriveRecord(dir: string): RecordEnvelope {
     : isVm
       ? { kind: "vm", detail: `the kit's QEMU VM (the directory's name and README; no environment record)` }
       : hostObj
-        ? { kind: "host", detail: `on the host ${host.hostname as string} (${hostObj.from})` }
+        ? { kind: "host", detail: `on the host ${typeof host.hostname === "string" ? host.hostname : "(its name not recorded)"} (${hostObj.from})` }
         : unknown(NOT_IN("where it ran", files));
 
   const kernelObj = findObject(sources, "kernel", (o) => str(o.release) || str(o.version));
