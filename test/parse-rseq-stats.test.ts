@@ -116,3 +116,27 @@ test("CLI: slicelab parse rseq-stats/auto, and exit 2 with FILE:LINE on malforme
   assert.equal(bad.status, 2);
   assert.ok(bad.stderr.startsWith(`slicelab parse: ${bad.path}:10: expected a counter line`), bad.stderr);
 });
+
+test("a patched kernel's additions after the 13 counters: an indented histogram with a heading, kept as extra", () => {
+  // The shape BobZKernel's 9003-rseq-latency-histogram patch prints (its seq_printf formats, values made up here):
+  // a blank line, "Abort latency histogram (n=N):", then indented "  sabort_<bucket>:  N  (P%)" lines, some with "<- …".
+  const hist = [
+    "",
+    "Abort latency histogram (n=10):",
+    "  sabort_lt100us:            4  (40%)  <- wasted",
+    "  sabort_lt1ms:              3  (30%)",
+    "  sabort_lt5ms:              2  (20%)",
+    "  sabort_lt10ms:             1  (10%)",
+    "  sabort_gt10ms:             0  (0%)  <- full use",
+    "  sabort_avg_ns:        812345",
+  ].join("\n");
+  const s = parseRseqStats(snap({ ...base, ...slice }) + hist + "\n", "h.txt");
+  assert.equal(s.complete, true);
+  assert.equal(s.counters.sabort, 8);
+  assert.deepEqual(s.extra, { sabort_lt100us: 4, sabort_lt1ms: 3, sabort_lt5ms: 2, sabort_lt10ms: 1, sabort_gt10ms: 0, sabort_avg_ns: 812345 });
+  assert.ok(s.warnings.some((w) => w.line === 15 && /section headings/.test(w.message)));
+  assert.ok(s.warnings.some((w) => w.line === 16 && /6 counter\(s\) mainline does not print/.test(w.message)));
+  assert.equal(detectRseqStats(snap({ ...base, ...slice }) + hist), true);
+  // the mainline file has no such warnings
+  assert.deepEqual(parseRseqStats(snap({ ...base, ...slice }), "m.txt").warnings, []);
+});

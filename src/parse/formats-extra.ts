@@ -2,7 +2,7 @@ import type { ParserFormat } from "./formats.js";
 import { detectSysbench, parseSysbenchPrepare, parseSysbenchRuns } from "./sysbench.js";
 import { detectLockStatExcerpt, parseLockStatExcerpt, type LockStatExcerpt } from "./lock-stat-excerpt.js";
 import { detectPerfLockContention, detectPerfLockReport, parsePerfLockContention, parsePerfLockReport } from "./perf-lock.js";
-import { detectRseqStats, parseRseqStats } from "./rseq-stats.js";
+import { detectRseqStats, parseRseqStats, type RseqStats } from "./rseq-stats.js";
 import { sliceTraceFormat } from "./slice-trace.js";
 import { holderTraceFormat } from "./holder-trace.js";
 
@@ -13,6 +13,14 @@ function lockStatRecords(ex: LockStatExcerpt): Record<string, unknown>[] {
       c.rows.map((r) => ({ file: ex.file, table: t.index, tableLabel: t.label, version: t.version, ...r, points: c.points })),
     ),
   );
+}
+
+/** One record per counter; a patched kernel's extra counters are marked `extra: true`. */
+function rseqRecords(s: RseqStats): Array<{ file: string; counter: string; value: number; extra?: true }> {
+  return [
+    ...Object.entries(s.counters).map(([counter, value]) => ({ file: s.file, counter, value })),
+    ...Object.entries(s.extra).map(([counter, value]) => ({ file: s.file, counter, value, extra: true as const })),
+  ];
 }
 
 /**
@@ -80,16 +88,13 @@ export const extraFormats: ParserFormat[] = [
   },
   {
     name: "rseq-stats",
-    signature: '"exit: N" … counter lines of debugfs rseq/stats',
-    description: "debugfs rseq/stats (CONFIG_RSEQ_STATS): exit/fast/slow-path counters and slice-extension grants, expiries, yields",
+    signature: '"exit: N" … counter lines of debugfs rseq/stats (or at least two of its counters, e.g. "sgrant: N", "srevok: N")',
+    description: "debugfs rseq/stats (CONFIG_RSEQ_STATS): exit/fast/slow-path counters and slice-extension grants, expiries, yields; posted excerpts of it",
     detect: detectRseqStats,
-    parse: (text, file) => {
-      const s = parseRseqStats(text, file);
-      return Object.entries(s.counters).map(([counter, value]) => ({ file, counter, value }));
-    },
+    parse: (text, file) => rseqRecords(parseRseqStats(text, file)),
     parseWithWarnings: (text, file) => {
-      const s = parseRseqStats(text, file);
-      return { records: Object.entries(s.counters).map(([counter, value]) => ({ file, counter, value })), warnings: s.warnings };
+      const s = parseRseqStats(text, file, { excerpt: true });
+      return { records: rseqRecords(s), warnings: s.warnings };
     },
   },
   sliceTraceFormat,
