@@ -182,3 +182,33 @@ test("the guest script is valid sh and enables all four tracepoints", async () =
   assert.match(s, /function\.function == rseq_slice_expired/);
   assert.match(s, /echo 50000 > \$D\/rseq\/slice_ext_nsec/);
 });
+
+// The only public trace found with an rseq event (test/fixtures/slice-trace/public/, source in its .source.json):
+// Steven Rostedt's tracefs excerpt on LKML, 2025-11-06. Mainline has no slice-extension tracepoint, so it holds
+// none; it has mainline's rseq_update and syscall events, which print without a colon after the name.
+test("public tracefs excerpt (Rostedt, LKML 2025-11-06): other events are counted by name, none is a slice event", () => {
+  const p = join(FIX, "public", "rostedt-2025-11-06-tracefs-rt-exit-path.txt");
+  const t = text(p);
+  const tr = parseSliceTrace(t, p);
+  assert.equal(tr.records.length, 0);
+  assert.equal(tr.otherEvents, 23);
+  assert.deepEqual(tr.otherEventNames, {
+    lock_release: 7,
+    irq_enable: 3,
+    lock_acquire: 6,
+    sys_exit: 1,
+    sys_epoll_wait: 1,
+    irq_disable: 3,
+    rseq_update: 1,
+    x86_fpu_regs_activated: 1,
+  });
+  assert.equal(tr.resolutionNs, 1000);
+  assert.equal(tr.lostEvents, 0);
+  assert.equal(detectSliceTrace(t), false);
+  assert.equal(analyseSliceTrace(tr).grants.length, 0);
+  // the syscall-exit line is an event line; a broken one is still an error naming the line
+  assert.throws(() => parseSliceTrace(t.replace("sys_epoll_wait -> 0x1", "sys_epoll_wait -> ?"), p), (e: unknown) => e instanceof ParseError && e.line === 11);
+  // a syscall-entry line (`sys_NAME(args)`) is read the same way
+  const enter = " systemd-journal-435     [006] .....    63.884920: sys_epoll_wait(epfd: 7, events: 7ffd2c1e9a40, maxevents: 4, timeout: ffffffff)\n";
+  assert.deepEqual(parseSliceTrace(enter + t, p).otherEventNames.sys_epoll_wait, 2);
+});

@@ -73,14 +73,21 @@ export interface SliceTrace {
   records: TraceRecord[];
   /** Event lines of other events (counted, not used). */
   otherEvents: number;
+  /** Those lines by event name (`sched_switch`, `rseq_update`, `sys_epoll_wait`, …), in order of first appearance. */
+  otherEventNames: Record<string, number>;
   /** Events the ring buffer dropped, from `LOST n EVENTS` notes. */
   lostEvents: number;
   /** Timestamp resolution of the text: 1000 for tracefs (µs), 1 for `trace-cmd report -t`. */
   resolutionNs: number;
 }
 
+/**
+ * COMM-TID [CPU] FLAGS SECONDS: then the event: `name: fields` for trace events; the
+ * syscalls events print without the colon, `sys_read(fd: 3, …)` on entry and
+ * `sys_read -> 0x5` on exit (they are other events here).
+ */
 const EVENT_LINE =
-  /^\s*(.*)-(\d+)\s+(?:\(\s*(?:\d+|-+)\)\s+)?\[(\d+)\]\s+(?:([.A-Za-z0-9]{4,6})\s+)?(\d+)\.(\d+):\s+([A-Za-z_][A-Za-z0-9_]*):\s*(.*)$/;
+  /^\s*(.*)-(\d+)\s+(?:\(\s*(?:\d+|-+)\)\s+)?\[(\d+)\]\s+(?:([.A-Za-z0-9]{4,6})\s+)?(\d+)\.(\d+):\s+([A-Za-z_][A-Za-z0-9_]*)(?::\s*(.*)|\s+->\s+(?:0x[0-9a-fA-F]+|-?\d+)|\(.*\))$/;
 
 const SKIP: RegExp[] = [
   /^\s*$/,
@@ -156,6 +163,7 @@ export function detectSliceTrace(text: string): boolean {
 export function parseSliceTrace(text: string, file: string): SliceTrace {
   const records: TraceRecord[] = [];
   let otherEvents = 0;
+  const otherEventNames: Record<string, number> = {};
   let lostEvents = 0;
   let fracDigits = 0;
   let prevTs = -Infinity;
@@ -174,9 +182,10 @@ export function parseSliceTrace(text: string, file: string): SliceTrace {
     fracDigits = Math.max(fracDigits, frac!.length);
     const tsNs = Number(sec) * 1e9 + Number(frac!.padEnd(9, "0"));
     if (!Number.isSafeInteger(tsNs)) throw new ParseError(file, line, "a timestamp below 2^53 ns", JSON.stringify(`${sec}.${frac}`));
-    const event = eventOf(name!, rest!, file, line, raw);
+    const event = eventOf(name!, rest ?? "", file, line, raw);
     if (event === null) {
       otherEvents++;
+      otherEventNames[name!] = (otherEventNames[name!] ?? 0) + 1;
       return;
     }
     if (tsNs < prevTs) {
@@ -185,7 +194,7 @@ export function parseSliceTrace(text: string, file: string): SliceTrace {
     prevTs = tsNs;
     records.push({ line, comm: comm!.trim(), tid: Number(tid), cpu: Number(cpu), tsNs, event });
   });
-  return { file, records, otherEvents, lostEvents, resolutionNs: fracDigits === 0 ? 1e9 : 10 ** (9 - fracDigits) };
+  return { file, records, otherEvents, otherEventNames, lostEvents, resolutionNs: fracDigits === 0 ? 1e9 : 10 ** (9 - fracDigits) };
 }
 
 /** How a grant ended, seen by our tracepoints. */
