@@ -271,6 +271,27 @@ test("public: PostgreSQL 16.4 output with banner and vacuum notice (kkknkp/db)",
   assert.equal(r.failed, 0);
 });
 
+test("public: PostgreSQL 18.3, four runs among a script's own lines (serverscamp, AWS RDS bench100)", () => {
+  const runs = parseFixture("public/pg18-serverscamp-aws-rds-bench100.txt");
+  assert.deepEqual(
+    runs.map((r) => [r.startLine, r.line, r.durationS, r.transactionsProcessed, r.latencyAverageMs, r.initialConnectionTimeMs, r.tps]),
+    [
+      [5, 17, 300, 1185125, 8.097, 146.725, 3952.077593],
+      [21, 33, 600, 2385331, 8.047, 157.934, 3976.442323],
+      [37, 49, 600, 2380108, 8.065, 143.238, 3967.670593],
+      [53, 65, 600, 2411845, 7.959, 152.182, 4020.635072],
+    ],
+  );
+  for (const r of runs) {
+    assert.equal(r.version, "18.3 (Ubuntu 18.3-1)");
+    assert.equal(r.tpsMode, "without initial connection time");
+    assert.equal(r.queryMode, "prepared");
+    assert.deepEqual([r.scale, r.clients, r.threads, r.maxTries, r.failed], [100, 32, 4, 1, 0]);
+  }
+  // tps × duration is close to the transactions processed (pgbench's tps excludes connection time)
+  for (const r of runs) assert.ok(Math.abs((r.tps * r.durationS!) / r.transactionsProcessed! - 1) < 0.002, `run at line ${r.line}`);
+});
+
 test("public: PostgreSQL 17 documentation output", () => {
   const r = one("public/pg17-manpage-typical-output.txt");
   assert.equal(r.tps, 896.967014);

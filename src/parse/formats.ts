@@ -34,7 +34,7 @@ function someLine(text: string, re: RegExp): boolean {
 
 export const pgbenchFormat: ParserFormat = {
   name: "pgbench",
-  description: "pgbench output (PostgreSQL 9.x–17): runs with tps, summary, progress, per-statement latencies",
+  description: "pgbench output (PostgreSQL 8.x–18): runs with tps, summary, progress, per-statement latencies",
   signature: '"tps = N (without initial connection time)" (or "…including/excluding connections establishing")',
   detect: (text) => someLine(text, /^tps = \S+ \((?:without initial connection time|(?:in|ex)cluding connections establishing)\)/),
   parse: (text, file) => parsePgbench(text, file),
