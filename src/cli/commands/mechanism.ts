@@ -21,7 +21,7 @@ import { utcStamp } from "../../record/format.js";
 
 const usage = `usage: slicelab mechanism SUBCOMMAND [OPTIONS] [--json]
 
-  run [--blocks N] [--duration S] [--modes full,lazy] [--pages 4k,4k-prefault,hugetlb]
+  run [--blocks N] [--duration S] [--modes full,lazy|none] [--pages 4k,4k-prefault,hugetlb]
       [--extensions off,on] [--seed S] [--threads T] [--hogs H] [--cs-ns L]
       [--fault-every K] [--region-mib M] [--jitter-pct P] [--cpus N] [--mem MIB]
       [--accel tcg-icount|tcg|kvm] [--kernel PATH] [--timeout S] [--out DIR]
@@ -31,7 +31,8 @@ const usage = `usage: slicelab mechanism SUBCOMMAND [OPTIONS] [--json]
       --fault-in-cs (default 2 threads, 2 hogs, 2000 ns sections ±25 % with 2
       nested uncontended acquires (v2 re-arm points), a fresh
       page every 4th section, 1 s) while tracefs records every switch away from
-      a worker with its kernel stack. Default accel tcg-icount, 1 vCPU.
+      a worker with its kernel stack. Default accel tcg-icount, 1 vCPU. --modes none
+      needs a kernel that still has it (a 6.x reference, --kernel PATH; 7.x refuses).
       Writes rows.json / rows.csv (one row per run), cells.json, predictions.json,
       provenance.json and record.json (study dipietro-2026) to
       data/runs/mechanism-2026/STAMP/ (or --out DIR);
@@ -205,7 +206,7 @@ export const mechanismCommand: Command = {
     if (existsSync(dir) && readdirSync(dir).length > 0) throw new UserError(`${dir}: not empty; choose a new --out directory`);
     const common = {
       blocks: numberOption("blocks", values.blocks, 3),
-      modes: listOption<PreemptMode>("modes", values.modes, ["full", "lazy"], ["full", "lazy"]),
+      modes: listOption<PreemptMode>("modes", values.modes, ["full", "lazy", "none"], ["full", "lazy"]),
       pages: listOption<PageLevel>("pages", values.pages, PAGE_LEVELS, PAGE_LEVELS),
       extensions: listOption<ExtLevel>("extensions", values.extensions, ["off", "on"], ["off", "on"]),
       seed: numberOption("seed", values.seed, 1),
