@@ -144,3 +144,37 @@ test("evaluatePredictions lists every prediction with source, rule and a verdict
   const d = extensionEffect(rows, "full", "4k", "returnFault");
   assert.ok(d.mean < 0);
 });
+
+test("accelContrastCells/Table/Answer: sums per cell and accel over the cells both have; long holds = logged + lost; grants null counts 0", async () => {
+  const { accelContrastCells, accelContrastTable, accelContrastAnswer } = await import("../src/analysis/mechanism.js");
+  const c = (o: Partial<FactorialRow> & Pick<FactorialRow, "mode" | "pages" | "extension">, logged: number, lost = 0, ends: [number | null, number | null, number | null] = [0, 0, 0]) =>
+    ({ ...row(o), holdsLogged: logged, logLost: lost, yields: ends[0], expired: ends[1], revoked: ends[2] });
+  const icount = [
+    c({ mode: "lazy", pages: "4k", extension: "off", holds: 1000, kernelFault: 2, returnInterrupt: 6 }, 10),
+    c({ mode: "lazy", pages: "4k", extension: "off", holds: 1000, kernelFault: 1, returnInterrupt: 4 }, 6),
+    c({ mode: "lazy", pages: "4k", extension: "on", holds: 2000, kernelFault: 2, covered: 8, grants: 9 }, 4, 0, [8, 1, 0]),
+    c({ mode: "lazy", pages: "4k", extension: "on", holds: 2000, kernelFault: 2, covered: 6, grants: 7 }, 2, 2, [6, 0, 1]),
+    c({ mode: "full", pages: "hugetlb", extension: "off", holds: 5 }, 0),
+  ];
+  const tcg = [
+    c({ mode: "lazy", pages: "4k", extension: "off", holds: 500, kernelFault: 3, returnFault: 1, returnInterrupt: 2 }, 60),
+    c({ mode: "lazy", pages: "4k", extension: "on", holds: 500, kernelFault: 3, returnInterrupt: 3, covered: 0, grants: null }, 70, 5, [null, null, null]),
+  ];
+  const cells = accelContrastCells([{ label: "icount", rows: icount }, { label: "plain TCG", rows: tcg }]);
+  assert.deepEqual(cells.map((x) => `${x.cell} ${x.label}`), ["lazy/4k/off icount", "lazy/4k/off plain TCG", "lazy/4k/on icount", "lazy/4k/on plain TCG"], "full/hugetlb/off is in one group only");
+  const on = cells[2]!;
+  assert.deepEqual([on.runs, on.holds, on.kernel, on.atReturn, on.covered, on.grants, on.longHolds], [2, 4000, 4, 0, 14, 16, 8]);
+  assert.deepEqual([on.yields, on.expired, on.revoked], [14, 1, 1]);
+  assert.equal(on.longHoldsPer1k.mean, 2, "(4/2000 + 4/2000)/2 × 1000");
+  const tOn = cells[3]!;
+  assert.deepEqual([tOn.atReturn, tOn.grants, tOn.longHolds], [3, 0, 75]);
+  assert.equal(cells[1]!.atReturn, 3, "return from a fault and from an interrupt");
+  assert.equal(cells[0]!.atReturnPer1k.mean, 5);
+  const table = accelContrastTable(cells);
+  assert.equal(table[1]!["accel"], "plain TCG");
+  assert.equal(table[2]!["grants ended: yield / timer / revoked"], "14 / 1 / 1");
+  assert.equal(table[0]!["long holds /1k holds"], "8.00 (-17.41–33.41)");
+  const s = accelContrastAnswer(cells, ["icount", "plain TCG"]);
+  assert.match(s, /^Extension off → on with 4 KB pages .*lazy: icount — preemptions at the return 10 → 0 \(2 and 2 runs\), 16 grants \(14 ended by the yield, 1 by the timer, 1 revoked\) covering 14 holds, long holds 8\.00 \(.*\) → 2\.00 \(.*\) per 1,000 holds; plain TCG — preemptions at the return 3 → 3 \(1 and 1 runs\), 0 grants \(0 ended by the yield, 0 by the timer, 0 revoked\) covering 0 holds, long holds 120\.00 \(n=1\) → 150\.00 \(n=1\)/);
+  assert.equal(accelContrastAnswer(cells.filter((x) => x.cell.endsWith("off")), ["icount", "plain TCG"]), "No mode has both 4 KB extension arms in icount and plain TCG.");
+});

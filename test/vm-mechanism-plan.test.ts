@@ -55,3 +55,12 @@ test("activePreemptMode reads the bracketed word of debugfs sched/preempt", () =
   assert.equal(activePreemptMode("none voluntary (full) lazy\n", "f"), "full");
   assert.throws(() => activePreemptMode("full lazy\n", "/x/preempt"), /\/x\/preempt: expected the active mode in parentheses/);
 });
+
+test("mechanism run --modes: none is a level (for a 6.x reference kernel); anything else is a UserError naming the levels", async () => {
+  const { join } = await import("node:path");
+  const { repoRoot } = await import("../src/util/paths.js");
+  const r = spawnSync(process.execPath, [join(repoRoot(), "bin/slicelab.js"), "mechanism", "run", "--modes", "none,voluntary"], { encoding: "utf8" });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /--modes: expected a comma list of full, lazy, none, found "voluntary"/);
+  assert.doesNotMatch(r.stderr, /found "none"/);
+});

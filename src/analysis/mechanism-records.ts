@@ -79,7 +79,8 @@ export function pickMechanismGroups(groups: readonly MechRecordGroup[]): {
   const vm = most(micro.filter((g) => g.accel === "tcg-icount" && /^[7-9]\./.test(g.kernelRelease)));
   const noneVm = most(micro.filter((g) => /^[1-6]\./.test(g.kernelRelease)));
   const host = most(groups.filter((g) => g.kind === "micro-host"));
-  const tcg = micro.filter((g) => g.accel === "tcg");
+  // plain-TCG contrasts of the factorial: the same kernel release (a 6.x none reference under plain TCG is the none reference, not a contrast)
+  const tcg = micro.filter((g) => g.accel === "tcg" && g !== noneVm && (!vm || g.kernelRelease === vm.kernelRelease));
   const pg = most(groups.filter((g) => g.kind === "pg"));
   const rows = [...(vm?.rows ?? []), ...((noneVm ?? host)?.rows ?? [])];
   return { vm, noneVm, host, tcg, pg, rows };

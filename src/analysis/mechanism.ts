@@ -302,3 +302,115 @@ export function accelContrast(a: readonly FactorialRow[], b: readonly FactorialR
   if (bits.length === 0) return `No cell is in both ${labelA} and ${labelB}.`;
   return `${labelA} vs ${labelB} — ${bits.join("; ")}.`;
 }
+
+/** A micro row with its hold-log counts: holds at least as long as the log threshold (10 µs by default) were logged or lost. */
+export interface ContrastRow extends FactorialRow {
+  holdsLogged: number;
+  logLost: number;
+  /** How the kernel's grants ended (rseq/stats deltas; null without the counters). */
+  expired: number | null;
+  revoked: number | null;
+  yields: number | null;
+}
+
+/** Holds of at least the hold log's threshold (--log-min-ns, 10 µs): logged plus lost. */
+export const longHoldsOf = (r: ContrastRow) => r.holdsLogged + r.logLost;
+
+/** Counts of one cell under one accel: sums over its runs, and per-1,000-holds rates (95 % t over runs). */
+export interface ContrastCell {
+  label: string;
+  cell: string;
+  runs: number;
+  holds: number;
+  kernel: number;
+  atReturn: number;
+  covered: number;
+  grants: number;
+  /** Grants ended by the holder's yield, by the grant timer, revoked. */
+  yields: number;
+  expired: number;
+  revoked: number;
+  longHolds: number;
+  atReturnPer1k: Interval;
+  longHoldsPer1k: Interval;
+}
+
+/**
+ * Cell by cell, the cells every group has (e.g. instruction-counted vs plain
+ * TCG, same micro shape): holder preemptions in the kernel and at the return,
+ * holds a grant covered, kernel grants, and long holds, summed over runs.
+ */
+export function accelContrastCells(groups: readonly { label: string; rows: readonly ContrastRow[] }[]): ContrastCell[] {
+  const keys = groups.map((g) => new Set(g.rows.map(cellKey)));
+  const shared = [...(keys[0] ?? [])].filter((k) => keys.every((s) => s.has(k))).sort((a, b) => a.localeCompare(b));
+  const out: ContrastCell[] = [];
+  for (const k of shared) {
+    for (const g of groups) {
+      const rs = g.rows.filter((r) => cellKey(r) === k);
+      const sum = (f: (r: ContrastRow) => number) => rs.reduce((a, r) => a + f(r), 0);
+      out.push({
+        label: g.label,
+        cell: k,
+        runs: rs.length,
+        holds: sum((r) => r.holds),
+        kernel: sum(kernelOf),
+        atReturn: sum(returnOf),
+        covered: sum((r) => r.covered),
+        grants: sum((r) => r.grants ?? 0),
+        yields: sum((r) => r.yields ?? 0),
+        expired: sum((r) => r.expired ?? 0),
+        revoked: sum((r) => r.revoked ?? 0),
+        longHolds: sum(longHoldsOf),
+        atReturnPer1k: tInterval(rs.map(RATES.atReturn)),
+        longHoldsPer1k: tInterval(rs.map((r) => (r.holds > 0 ? (1000 * longHoldsOf(r)) / r.holds : 0))),
+      });
+    }
+  }
+  return out;
+}
+
+/** The notebook's contrast table: one row per cell and accel. */
+export function accelContrastTable(cells: readonly ContrastCell[]): Record<string, string | number>[] {
+  return cells.map((c) => ({
+    cell: c.cell,
+    accel: c.label,
+    runs: c.runs,
+    holds: c.holds,
+    "preempted in kernel": c.kernel,
+    "preempted at return": c.atReturn,
+    "kernel grants": c.grants,
+    "grants ended: yield / timer / revoked": `${c.yields} / ${c.expired} / ${c.revoked}`,
+    "holds covered by a grant": c.covered,
+    "long holds (≥ 10 µs)": c.longHolds,
+    "at return /1k holds": fmtInterval(c.atReturnPer1k, 2),
+    "long holds /1k holds": fmtInterval(c.longHoldsPer1k, 2),
+  }));
+}
+
+/**
+ * What the contrast shows with 4 KB pages, per mode present in both groups
+ * with both extension arms: preemptions at the return off → on, grants and the
+ * holds they covered (and how the grants ended), long holds per 1,000 holds
+ * off → on.
+ */
+export function accelContrastAnswer(cells: readonly ContrastCell[], labels: readonly string[]): string {
+  const find = (label: string, cell: string) => cells.find((c) => c.label === label && c.cell === cell);
+  const modes = [...new Set(cells.map((c) => c.cell.split("/")[0]!))].sort();
+  const bits: string[] = [];
+  for (const m of modes) {
+    const per = labels.map((l) => ({ l, off: find(l, `${m}/4k/off`), on: find(l, `${m}/4k/on`) }));
+    if (per.some((p) => !p.off || !p.on)) continue;
+    bits.push(
+      `${m}: ` +
+        per
+          .map(
+            (p) =>
+              `${p.l} — preemptions at the return ${p.off!.atReturn} → ${p.on!.atReturn} (${p.off!.runs} and ${p.on!.runs} runs), ${p.on!.grants} grants (${p.on!.yields} ended by the yield, ${p.on!.expired} by the timer, ${p.on!.revoked} revoked) covering ${p.on!.covered} holds, ` +
+              `long holds ${fmtInterval(p.off!.longHoldsPer1k, 2)} → ${fmtInterval(p.on!.longHoldsPer1k, 2)} per 1,000 holds`,
+          )
+          .join("; "),
+    );
+  }
+  if (bits.length === 0) return `No mode has both 4 KB extension arms in ${labels.join(" and ")}.`;
+  return `Extension off → on with 4 KB pages (sums over runs; long holds ≥ 10 µs, 95 % t over runs): ${bits.join(". ")}.`;
+}

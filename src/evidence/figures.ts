@@ -11,9 +11,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { costModel } from "../analysis/patch-cost.js";
 import { patchCostModel } from "../postgres/cost-model.js";
-import { extensionEffect, summariseCells, type CellSummary, type FactorialRow, type Interval } from "../analysis/mechanism.js";
+import { accelContrastCells, extensionEffect, summariseCells, type CellSummary, type ContrastCell, type ContrastRow, type FactorialRow, type Interval } from "../analysis/mechanism.js";
 import { loadMechanismGroups, pickMechanismGroups } from "../analysis/mechanism-records.js";
-import { pgPooledRate, pgTraced, type PgFactorialRow } from "../analysis/mechanism-pg.js";
+import { pgPooledRate, pgTraced, summarisePgCells, type PgFactorialRow } from "../analysis/mechanism-pg.js";
 import { captureSummary, snapshots, waitShareRanges } from "../analysis/lockstat-vm.js";
 import { collectedVmSeriesDirs, lockStatRunRows, topLockClasses } from "../collect/tables.js";
 import { parseProcLockStat } from "../parse/proc-lock-stat.js";
@@ -353,6 +353,29 @@ const pgRate = (mode: string, hugePages: string, part: Part) => (_t: string, roo
 const M1 = `${MECH}/20261201T215612Z/rows.json`;
 const PGR = `${MECH}/pg-20261201T224018Z/rows.json`;
 const MH = `${MECH}/host-20261201T184719Z/cells.json`;
+// §8, the plain-TCG contrast: the one plain-TCG micro record against the pooled icount factorial (accelContrastCells, as notebook 07).
+const MT = `${MECH}/20261202T010208Z/rows.json`;
+const contrast = (accel: "icount" | "tcg", cell: string, f: (c: ContrastCell) => number) => (_t: string, root: string): number => {
+  const p = mechPick(root);
+  const tcg = p.tcg.find((g) => g.name === "20261202T010208Z");
+  if (!p.vm || !tcg) throw new Error(`no icount group or no plain-TCG record 20261202T010208Z under ${MECH}`);
+  const c = accelContrastCells([{ label: "icount", rows: p.vm.rows as ContrastRow[] }, { label: "tcg", rows: tcg.rows as ContrastRow[] }]).find((x) => x.label === accel && x.cell === cell);
+  if (!c) throw new Error(`no ${accel} cell ${cell} in the contrast`);
+  return f(c);
+};
+const tcgCell = (cell: string, f: (c: CellSummary) => number) => (_t: string, root: string): number => {
+  const tcg = mechPick(root).tcg.find((g) => g.name === "20261202T010208Z");
+  if (!tcg) throw new Error(`no plain-TCG record 20261202T010208Z under ${MECH}`);
+  const [mode, pages, extension] = cell.split("/");
+  const c = summariseCells(tcg.rows as FactorialRow[]).find((x) => x.mode === mode && x.pages === pages && x.extension === extension);
+  if (!c) throw new Error(`no cell ${cell} in 20261202T010208Z`);
+  return f(c);
+};
+const pgCellRuns = (pick: "min" | "max") => (_t: string, root: string): number => {
+  const grp = mechPick(root).pg;
+  if (!grp) throw new Error(`no PostgreSQL group under ${MECH}`);
+  return Math[pick](...summarisePgCells(grp.rows as PgFactorialRow[]).map((c) => c.runs));
+};
 
 // §8, the host record (rows.json of the 6.18 host, preempt=none): cells by summariseCells.
 const HOST_ROWS = "data/runs/mechanism-2026/host-20261201T184719Z/rows.json";
@@ -714,6 +737,54 @@ export const FIGURES: FigureEntry[] = [
     ];
   }),
   { doc: R, sentence: "on, 540 of the 548 reserved pages held after start", figure: "540", record: PGR, field: "min hugePagesTaken over huge_pages=on runs", value: (t) => Math.min(...(JSON.parse(t) as { hugePages: string; hugePagesTaken: number }[]).filter((r) => r.hugePages === "on").map((r) => r.hugePagesTaken)) },
+  // §8, the pooled PostgreSQL records: runs and runs per cell.
+  { doc: R, sentence: "2 s runs; 26 runs, 3 or 4 in each of the 8 cells", figure: "26 runs", record: PGR, field: "rows of the pooled PostgreSQL group", value: (_t, root) => mechPick(root).pg!.rows.length },
+  { doc: R, sentence: "2 s runs; 26 runs, 3 or 4 in each of the 8 cells", figure: "3 or", record: PGR, field: "min runs over summarisePgCells of the pooled group", value: pgCellRuns("min") },
+  { doc: R, sentence: "2 s runs; 26 runs, 3 or 4 in each of the 8 cells", figure: "or 4", record: PGR, field: "max runs over summarisePgCells of the pooled group", value: pgCellRuns("max") },
+  { doc: R, sentence: "2 s runs; 26 runs, 3 or 4 in each of the 8 cells", figure: "the 8 cells", record: PGR, field: "cells of summarisePgCells of the pooled group", value: (_t, root) => summarisePgCells(mechPick(root).pg!.rows as PgFactorialRow[]).length },
+  // §8, the plain-TCG contrast (accelContrastCells: sums over a cell's runs).
+  { doc: R, sentence: "under `--accel tcg` (no instruction counting: guest time is host time), 2 blocks, 16 runs", figure: "16 runs", record: MT, field: "rows", value: (t) => (json(t) as unknown[]).length },
+  { doc: R, sentence: "under `--accel tcg` (no instruction counting: guest time is host time), 2 blocks, 16 runs", figure: "2 blocks", record: MT, field: "max block", value: (t) => Math.max(...(json(t) as { block: number }[]).map((r) => r.block)) },
+  { doc: R, sentence: "preemptions at the return went 82 → 72 (full) and 82 → 100 (lazy) under plain TCG", figure: "82 → 72", record: MT, field: "tcg full/4k/off atReturn", value: contrast("tcg", "full/4k/off", (c) => c.atReturn) },
+  { doc: R, sentence: "preemptions at the return went 82 → 72 (full) and 82 → 100 (lazy) under plain TCG", figure: "→ 72", record: MT, field: "tcg full/4k/on atReturn", value: contrast("tcg", "full/4k/on", (c) => c.atReturn) },
+  { doc: R, sentence: "preemptions at the return went 82 → 72 (full) and 82 → 100 (lazy) under plain TCG", figure: "82 → 100", record: MT, field: "tcg lazy/4k/off atReturn", value: contrast("tcg", "lazy/4k/off", (c) => c.atReturn) },
+  { doc: R, sentence: "preemptions at the return went 82 → 72 (full) and 82 → 100 (lazy) under plain TCG", figure: "→ 100", record: MT, field: "tcg lazy/4k/on atReturn", value: contrast("tcg", "lazy/4k/on", (c) => c.atReturn) },
+  { doc: R, sentence: "against 459 → 3 and 453 → 5 under icount", figure: "459", record: M1, field: "icount full/4k/off atReturn", value: contrast("icount", "full/4k/off", (c) => c.atReturn) },
+  { doc: R, sentence: "against 459 → 3 and 453 → 5 under icount", figure: "→ 3", record: M1, field: "icount full/4k/on atReturn", value: contrast("icount", "full/4k/on", (c) => c.atReturn) },
+  { doc: R, sentence: "against 459 → 3 and 453 → 5 under icount", figure: "453", record: M1, field: "icount lazy/4k/off atReturn", value: contrast("icount", "lazy/4k/off", (c) => c.atReturn) },
+  { doc: R, sentence: "against 459 → 3 and 453 → 5 under icount", figure: "→ 5", record: M1, field: "icount lazy/4k/on atReturn", value: contrast("icount", "lazy/4k/on", (c) => c.atReturn) },
+  { doc: R, sentence: "plain TCG's kernel made 84 (full) and 108 (lazy) grants, 84 and 108 of them revoked, and they covered 0 holds", figure: "made 84", record: MT, field: "tcg full/4k/on grants", value: contrast("tcg", "full/4k/on", (c) => c.grants) },
+  { doc: R, sentence: "plain TCG's kernel made 84 (full) and 108 (lazy) grants, 84 and 108 of them revoked, and they covered 0 holds", figure: "108 (lazy)", record: MT, field: "tcg lazy/4k/on grants", value: contrast("tcg", "lazy/4k/on", (c) => c.grants) },
+  { doc: R, sentence: "plain TCG's kernel made 84 (full) and 108 (lazy) grants, 84 and 108 of them revoked, and they covered 0 holds", figure: "grants, 84", record: MT, field: "tcg full/4k/on revoked", value: contrast("tcg", "full/4k/on", (c) => c.revoked) },
+  { doc: R, sentence: "plain TCG's kernel made 84 (full) and 108 (lazy) grants, 84 and 108 of them revoked, and they covered 0 holds", figure: "108 of them", record: MT, field: "tcg lazy/4k/on revoked", value: contrast("tcg", "lazy/4k/on", (c) => c.revoked) },
+  { doc: R, sentence: "plain TCG's kernel made 84 (full) and 108 (lazy) grants, 84 and 108 of them revoked, and they covered 0 holds", figure: "0 holds", record: MT, field: "tcg covered, full/4k/on + lazy/4k/on", value: (t, root) => contrast("tcg", "full/4k/on", (c) => c.covered)(t, root) + contrast("tcg", "lazy/4k/on", (c) => c.covered)(t, root) },
+  { doc: R, sentence: "while icount's 674 and 657 grants covered 667 and 650 holds (667 and 650 ended by the holder's yield)", figure: "674", record: M1, field: "icount full/4k/on grants", value: contrast("icount", "full/4k/on", (c) => c.grants) },
+  { doc: R, sentence: "while icount's 674 and 657 grants covered 667 and 650 holds (667 and 650 ended by the holder's yield)", figure: "657", record: M1, field: "icount lazy/4k/on grants", value: contrast("icount", "lazy/4k/on", (c) => c.grants) },
+  { doc: R, sentence: "while icount's 674 and 657 grants covered 667 and 650 holds (667 and 650 ended by the holder's yield)", figure: "covered 667", record: M1, field: "icount full/4k/on covered", value: contrast("icount", "full/4k/on", (c) => c.covered) },
+  { doc: R, sentence: "while icount's 674 and 657 grants covered 667 and 650 holds (667 and 650 ended by the holder's yield)", figure: "650 holds", record: M1, field: "icount lazy/4k/on covered", value: contrast("icount", "lazy/4k/on", (c) => c.covered) },
+  { doc: R, sentence: "while icount's 674 and 657 grants covered 667 and 650 holds (667 and 650 ended by the holder's yield)", figure: "(667", record: M1, field: "icount full/4k/on yields", value: contrast("icount", "full/4k/on", (c) => c.yields) },
+  { doc: R, sentence: "while icount's 674 and 657 grants covered 667 and 650 holds (667 and 650 ended by the holder's yield)", figure: "650 ended", record: M1, field: "icount lazy/4k/on yields", value: contrast("icount", "lazy/4k/on", (c) => c.yields) },
+  ...([
+    ["135.00", "tcg", "full/4k/off"], ["134.91", "tcg", "full/4k/on"], ["133.70", "tcg", "lazy/4k/off"], ["133.20", "tcg", "lazy/4k/on"],
+  ] as const).map(([figure, accel, cell]): FigureEntry => ({
+    doc: R, sentence: "long holds (≥ 10 µs) per 1,000 holds went 135.00 → 134.91 (full) and 133.70 → 133.20 (lazy) under plain TCG", figure, record: MT,
+    field: `${accel} ${cell} longHoldsPer1k.mean`, value: contrast(accel, cell, (c) => c.longHoldsPer1k.mean),
+  })),
+  ...([
+    ["5.68", "full/4k/off"], ["2.67", "full/4k/on"], ["5.42", "lazy/4k/off"], ["2.85", "lazy/4k/on"],
+  ] as const).map(([figure, cell]): FigureEntry => ({
+    doc: R, sentence: "5.68 → 2.67 and 5.42 → 2.85 under icount", figure, record: M1, field: `icount ${cell} longHoldsPer1k.mean`, value: contrast("icount", cell, (c) => c.longHoldsPer1k.mean),
+  })),
+  { doc: R, sentence: "extension off, 49 % (46–53) (full) and 45 % (45–46) (lazy) of plain TCG's holder preemptions", figure: "49 %", record: MT, field: "full/4k/off inKernelShare.mean × 100", value: tcgCell("full/4k/off", (c) => pct("mean")(c.inKernelShare)) },
+  { doc: R, sentence: "extension off, 49 % (46–53) (full) and 45 % (45–46) (lazy) of plain TCG's holder preemptions", figure: "(46", record: MT, field: "full/4k/off inKernelShare.lo × 100", value: tcgCell("full/4k/off", (c) => pct("lo")(c.inKernelShare)) },
+  { doc: R, sentence: "extension off, 49 % (46–53) (full) and 45 % (45–46) (lazy) of plain TCG's holder preemptions", figure: "–53)", record: MT, field: "full/4k/off inKernelShare.hi × 100", value: tcgCell("full/4k/off", (c) => pct("hi")(c.inKernelShare)) },
+  { doc: R, sentence: "extension off, 49 % (46–53) (full) and 45 % (45–46) (lazy) of plain TCG's holder preemptions", figure: "45 %", record: MT, field: "lazy/4k/off inKernelShare.mean × 100", value: tcgCell("lazy/4k/off", (c) => pct("mean")(c.inKernelShare)) },
+  { doc: R, sentence: "extension off, 49 % (46–53) (full) and 45 % (45–46) (lazy) of plain TCG's holder preemptions", figure: "(45", record: MT, field: "lazy/4k/off inKernelShare.lo × 100", value: tcgCell("lazy/4k/off", (c) => pct("lo")(c.inKernelShare)) },
+  { doc: R, sentence: "extension off, 49 % (46–53) (full) and 45 % (45–46) (lazy) of plain TCG's holder preemptions", figure: "–46)", record: MT, field: "lazy/4k/off inKernelShare.hi × 100", value: tcgCell("lazy/4k/off", (c) => pct("hi")(c.inKernelShare)) },
+  { doc: R, sentence: "inside the kernel (79 and 68 preemptions, 79 and 68 of them in the page fault)", figure: "(79", record: MT, field: "full/4k/off totals.kernel", value: tcgCell("full/4k/off", (c) => c.totals.kernel) },
+  { doc: R, sentence: "inside the kernel (79 and 68 preemptions, 79 and 68 of them in the page fault)", figure: "68 preemptions", record: MT, field: "lazy/4k/off totals.kernel", value: tcgCell("lazy/4k/off", (c) => c.totals.kernel) },
+  { doc: R, sentence: "inside the kernel (79 and 68 preemptions, 79 and 68 of them in the page fault)", figure: "preemptions, 79", record: MT, field: "full/4k/off totals.kernelFault", value: tcgCell("full/4k/off", (c) => c.totals.kernelFault) },
+  { doc: R, sentence: "inside the kernel (79 and 68 preemptions, 79 and 68 of them in the page fault)", figure: "68 of them", record: MT, field: "lazy/4k/off totals.kernelFault", value: tcgCell("lazy/4k/off", (c) => c.totals.kernelFault) },
 ];
 
 export const MEASURED_REGIONS: MeasuredRegion[] = [
@@ -791,6 +862,7 @@ export const NOT_MEASURED: NotMeasured[] = [
   { doc: R, sentence: "The 7.2 factorial in the VM", figure: "7.2", why: "the kernel version" },
   { doc: R, sentence: "Linux 7.2.13 (`slice-ext + vm`", figure: "7.2", why: "the kernel version" },
   { doc: R, sentence: "off/on, 0.5 s runs", figure: "0.5", why: "the run length the factorial was given (a setting)" },
+  { doc: R, sentence: "1 vCPU as the 7.2 factorial above", figure: "7.2", why: "the kernel version" },
 ];
 
 /** Markdown as the figure check reads it: ** and ` dropped, runs of whitespace as one space. */

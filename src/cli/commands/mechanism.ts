@@ -8,7 +8,11 @@ import { ACCELS, type Accel } from "../../vm/qemu.js";
 import { PAGE_LEVELS, runMechanismInVm, runMechanismOnHost, type ExtLevel, type MechanismRow, type PageLevel, type PreemptMode } from "../../vm/mechanism.js";
 import { answerSentence, summariseCells, type FactorialRow } from "../../analysis/mechanism.js";
 import { evaluatePredictions } from "../../analysis/mechanism-predictions.js";
-import { kitInfo, hostInfo } from "../../bench/provenance.js";
+import { kitInfo, hostInfo, loadAverage } from "../../bench/provenance.js";
+import { writeMechanismEnvelope, type RunContext } from "../../vm/mechanism-record.js";
+import type { MechanismRun } from "../../vm/mechanism.js";
+import type { PgMechanismRun } from "../../vm/mechanism-pg.js";
+import type { BuildRecord as KernelBuildRecord } from "../../kernel/build.js";
 import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { ensureDiagBin, runPgMechanismInVm, type HugeLevel, type PgMechanismRow } from "../../vm/mechanism-pg.js";
 import { pgAnswerSentence, summarisePgCells, type PgFactorialRow } from "../../analysis/mechanism-pg.js";
@@ -17,7 +21,7 @@ import { utcStamp } from "../../record/format.js";
 
 const usage = `usage: slicelab mechanism SUBCOMMAND [OPTIONS] [--json]
 
-  run [--blocks N] [--duration S] [--modes full,lazy] [--pages 4k,4k-prefault,hugetlb]
+  run [--blocks N] [--duration S] [--modes full,lazy|none] [--pages 4k,4k-prefault,hugetlb]
       [--extensions off,on] [--seed S] [--threads T] [--hogs H] [--cs-ns L]
       [--fault-every K] [--region-mib M] [--jitter-pct P] [--cpus N] [--mem MIB]
       [--accel tcg-icount|tcg|kvm] [--kernel PATH] [--timeout S] [--out DIR]
@@ -27,9 +31,11 @@ const usage = `usage: slicelab mechanism SUBCOMMAND [OPTIONS] [--json]
       --fault-in-cs (default 2 threads, 2 hogs, 2000 ns sections ±25 % with 2
       nested uncontended acquires (v2 re-arm points), a fresh
       page every 4th section, 1 s) while tracefs records every switch away from
-      a worker with its kernel stack. Default accel tcg-icount, 1 vCPU.
-      Writes rows.json / rows.csv (one row per run), cells.json, predictions.json
-      and provenance.json to data/runs/mechanism-2026/STAMP/ (or --out DIR);
+      a worker with its kernel stack. Default accel tcg-icount, 1 vCPU. --modes none
+      needs a kernel that still has it (a 6.x reference, --kernel PATH; 7.x refuses).
+      Writes rows.json / rows.csv (one row per run), cells.json, predictions.json,
+      provenance.json and record.json (study dipietro-2026) to
+      data/runs/mechanism-2026/STAMP/ (or --out DIR);
       raw traces stay under .work/mechanism/.
   run --pg [--blocks N] [--duration S] [--modes full,lazy] [--huge-pages off,on]
       [--extensions off,on] [--shared-buffers 1GB] [--scale N] [--clients C]
@@ -46,7 +52,8 @@ const usage = `usage: slicelab mechanism SUBCOMMAND [OPTIONS] [--json]
       Records go to data/runs/mechanism-2026/pg-STAMP/ (or --out DIR).
   analyse DIR
       Recompute cells, predictions and the answer from DIR/rows.json
-      (a --pg record: cells.json and answer.txt).
+      (a --pg record: cells.json and answer.txt), and rewrite DIR/record.json
+      from DIR/provenance.json (fields only an older record.json knew are kept).
   run --host [--blocks N] [--pages …] [--duration S] …
       The same runs on this machine's kernel instead of a VM (root; tracefs
       and debugfs mounted): a private tracing instance, the preemption mode as
@@ -102,6 +109,52 @@ export function writeAnalysis(dir: string, rows: readonly MechanismRow[]): { ans
   return { answer };
 }
 
+/**
+ * Writes a micro mechanism record into DIR: rows.json, rows.csv, provenance.json
+ * (with the command, times, loads and design of the run), cells, predictions and
+ * the answer, then record.json (study dipietro-2026).
+ */
+export function writeMicroRecord(
+  dir: string,
+  r: MechanismRun,
+  ctx: RunContext,
+  o: { host: boolean; accel: string; kernel: string; rec?: Pick<KernelBuildRecord, "version" | "bzImageSha256" | "configSha256"> },
+): { answer: string } {
+  mkdirSync(dir, { recursive: true });
+  writeFileAtomic(join(dir, "rows.json"), `${JSON.stringify(r.rows, null, 2)}\n`);
+  writeFileAtomic(join(dir, "rows.csv"), rowsCsv(r.rows));
+  writeFileAtomic(
+    join(dir, "provenance.json"),
+    `${JSON.stringify(
+      {
+        what: "mechanism factorial (issue 14): micro-benchmark --fault-in-cs in the VM, holder deschedulings classified from sched_switch kernel stacks",
+        evidence: o.host ? "this machine's kernel (no VM; a shared host: other jobs ran too)" : o.accel === "kvm" ? "KVM guest" : "TCG functional evidence: counts of where preemptions land; times are emulated",
+        command: ctx.command,
+        started: ctx.started,
+        ended: ctx.ended,
+        loadStart: ctx.loadStart,
+        loadEnd: ctx.loadEnd,
+        design: ctx.design,
+        vm: r.vm,
+        kernel: { release: r.kernelRelease, bzImage: o.kernel, build: o.rec ? { version: o.rec.version, bzImageSha256: o.rec.bzImageSha256, configSha256: o.rec.configSha256 } : null, guestConfigSha256: r.guest.configSha256 },
+        guest: r.guest,
+        shape: r.shape,
+        plan: r.plan,
+        failed: r.failed,
+        micro: r.micro,
+        rawDir: r.rawDir,
+        kit: kitInfo(),
+        host: hostInfo(),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  const res = writeAnalysis(dir, r.rows);
+  writeMechanismEnvelope(dir);
+  return res;
+}
+
 export const mechanismCommand: Command = {
   name: "mechanism",
   summary: "the 2026 regression's mechanism: where lock holders are preempted (kernel/fault vs return), extension off/on, in the VM",
@@ -114,11 +167,13 @@ export const mechanismCommand: Command = {
       const rows = readMechanismRows(positionals[0]!);
       if (rows.length > 0 && "hugePages" in (rows[0] as object)) {
         const { answer } = writePgAnalysis(positionals[0]!, rows as unknown as PgMechanismRow[]);
+        writeMechanismEnvelope(positionals[0]!);
         if (values.json) printJson({ dir: positionals[0], rows: rows.length, answer });
         else process.stdout.write(`${answer}\n`);
         return 0;
       }
       const { answer } = writeAnalysis(positionals[0]!, rows);
+      writeMechanismEnvelope(positionals[0]!);
       if (values.json) printJson({ dir: positionals[0], rows: rows.length, answer });
       else process.stdout.write(`${answer}\n`);
       return 0;
@@ -133,7 +188,7 @@ export const mechanismCommand: Command = {
       pg: { type: "boolean" }, "huge-pages": { type: "string" }, "shared-buffers": { type: "string" }, scale: { type: "string" },
       clients: { type: "string" }, "connect-clients": { type: "string" }, bin: { type: "string" },
     });
-    if (values.pg) return runPg(values);
+    if (values.pg) return runPg(values, ["slicelab", "mechanism", ...argv]);
     for (const k of ["huge-pages", "shared-buffers", "scale", "clients", "connect-clients", "bin"] as const) {
       if (values[k] !== undefined) throw new UserError(`--${k} belongs to \`mechanism run --pg\``);
     }
@@ -151,7 +206,7 @@ export const mechanismCommand: Command = {
     if (existsSync(dir) && readdirSync(dir).length > 0) throw new UserError(`${dir}: not empty; choose a new --out directory`);
     const common = {
       blocks: numberOption("blocks", values.blocks, 3),
-      modes: listOption<PreemptMode>("modes", values.modes, ["full", "lazy"], ["full", "lazy"]),
+      modes: listOption<PreemptMode>("modes", values.modes, ["full", "lazy", "none"], ["full", "lazy"]),
       pages: listOption<PageLevel>("pages", values.pages, PAGE_LEVELS, PAGE_LEVELS),
       extensions: listOption<ExtLevel>("extensions", values.extensions, ["off", "on"], ["off", "on"]),
       seed: numberOption("seed", values.seed, 1),
@@ -165,37 +220,19 @@ export const mechanismCommand: Command = {
       timeoutS: values.timeout === undefined ? undefined : numberOption("timeout", values.timeout, 3600),
       onConsole: values.quiet || values.json ? undefined : (s: string) => process.stderr.write(s),
     };
+    const runCtx = { command: ["slicelab", "mechanism", ...argv], started: new Date().toISOString(), loadStart: loadAverage() };
     const r = host
       ? await runMechanismOnHost({ ...common, modes: undefined, pages: values.pages === undefined ? undefined : common.pages, extensions: values.extensions === undefined ? undefined : common.extensions })
       : await runMechanismInVm({ ...common, kernel, kernelRelease: rec?.version, accel, cpus: numberOption("cpus", values.cpus, 1), memMiB: numberOption("mem", values.mem, 2048) });
     if (r.rows.length === 0) {
       throw new UserError(`no run produced a row (VM exit ${r.vm.exitStatus ?? "none"}${r.vm.timedOut ? ", timed out" : ""}; ${r.guest.notes ?? ""} ${r.failed.slice(0, 3).map((f) => `${f.run}: ${f.reason}`).join("; ")}); raw files in ${r.rawDir}`);
     }
-    mkdirSync(dir, { recursive: true });
-    writeFileAtomic(join(dir, "rows.json"), `${JSON.stringify(r.rows, null, 2)}\n`);
-    writeFileAtomic(join(dir, "rows.csv"), rowsCsv(r.rows));
-    writeFileAtomic(
-      join(dir, "provenance.json"),
-      `${JSON.stringify(
-        {
-          what: "mechanism factorial (issue 14): micro-benchmark --fault-in-cs in the VM, holder deschedulings classified from sched_switch kernel stacks",
-          evidence: host ? "this machine's kernel (no VM; a shared host: other jobs ran too)" : accel === "kvm" ? "KVM guest" : "TCG functional evidence: counts of where preemptions land; times are emulated",
-          vm: r.vm,
-          kernel: { release: r.kernelRelease, bzImage: kernel, build: rec ? { version: rec.version, bzImageSha256: rec.bzImageSha256, configSha256: rec.configSha256 } : null, guestConfigSha256: r.guest.configSha256 },
-          guest: r.guest,
-          shape: r.shape,
-          plan: r.plan,
-          failed: r.failed,
-          micro: r.micro,
-          rawDir: r.rawDir,
-          kit: kitInfo(),
-          host: hostInfo(),
-        },
-        null,
-        2,
-      )}\n`,
-    );
-    const { answer } = writeAnalysis(dir, r.rows);
+    const { answer } = writeMicroRecord(dir, r, {
+      ...runCtx,
+      ended: new Date().toISOString(),
+      loadEnd: loadAverage(),
+      design: { blocks: common.blocks, seed: common.seed, factors: { mode: host ? ["current"] : common.modes, pages: r.plan.map((p) => p.pages).filter((x, i, a) => a.indexOf(x) === i), extension: r.plan.map((p) => p.extension).filter((x, i, a) => a.indexOf(x) === i) } },
+    }, { host, accel, kernel, rec });
     if (values.json) printJson({ dir, rows: r.rows.length, failed: r.failed, answer });
     else {
       process.stdout.write(`${r.rows.length} runs (${r.failed.length} failed) in ${dir}\n${answer}\n`);
@@ -227,7 +264,51 @@ export function writePgAnalysis(dir: string, rows: readonly PgMechanismRow[]): {
   return { answer };
 }
 
-async function runPg(values: Record<string, string | boolean | undefined>): Promise<number> {
+const distinctOf = <T>(xs: T[]): T[] => xs.filter((x, i, a) => a.indexOf(x) === i);
+
+/** Writes a PostgreSQL mechanism record into DIR (rows, provenance with the run's command, times and design, cells, answer), then record.json. */
+export function writePgRecord(
+  dir: string,
+  r: PgMechanismRun,
+  ctx: RunContext,
+  o: { accel: string; kernel: string; rec?: Pick<KernelBuildRecord, "version" | "bzImageSha256" | "configSha256">; bin: string; build: unknown },
+): { answer: string } {
+  mkdirSync(dir, { recursive: true });
+  writeFileAtomic(join(dir, "rows.json"), `${JSON.stringify(r.rows, null, 2)}\n`);
+  writeFileAtomic(join(dir, "rows.csv"), pgRowsCsv(r.rows));
+  writeFileAtomic(
+    join(dir, "provenance.json"),
+    `${JSON.stringify(
+      {
+        what: "mechanism factorial (issue 14) on PostgreSQL 18, diag build: faults and involuntary switches inside spin-style lock holds (getrusage), preempted holders classified from sched_switch kernel stacks",
+        evidence: o.accel === "kvm" ? "KVM guest" : "TCG functional evidence: counts; times and tps are emulated, and the diag build's two getrusage calls per hold slow the server",
+        command: ctx.command,
+        started: ctx.started,
+        ended: ctx.ended,
+        loadStart: ctx.loadStart,
+        loadEnd: ctx.loadEnd,
+        design: ctx.design,
+        vm: r.vm,
+        kernel: { release: r.kernelRelease, bzImage: o.kernel, build: o.rec ? { version: o.rec.version, bzImageSha256: o.rec.bzImageSha256, configSha256: o.rec.configSha256 } : null, guestConfigSha256: r.guest.configSha256 },
+        postgres: { bin: o.bin, build: o.build },
+        guest: r.guest,
+        shape: r.shape,
+        plan: r.plan,
+        failed: r.failed,
+        rawDir: r.rawDir,
+        kit: kitInfo(),
+        host: hostInfo(),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  const res = writePgAnalysis(dir, r.rows);
+  writeMechanismEnvelope(dir);
+  return res;
+}
+
+async function runPg(values: Record<string, string | boolean | undefined>, command: string[]): Promise<number> {
   const str = (k: string) => values[k] as string | undefined;
   if (values.host) throw new UserError("--pg runs in the VM only (it switches preemption modes and reserves huge pages)");
   const accel = (str("accel") ?? "tcg-icount") as Accel;
@@ -240,6 +321,7 @@ async function runPg(values: Record<string, string | boolean | undefined>): Prom
   const sb = str("shared-buffers");
   if (sb !== undefined && !/^\d+(kB|MB|GB)$/.test(sb)) throw new UserError(`--shared-buffers: expected a size such as 512MB or 1GB, found ${JSON.stringify(sb)}`);
   const { bin, user, build } = await ensureDiagBin(str("bin"));
+  const runCtx = { command, started: new Date().toISOString(), loadStart: loadAverage() };
   const r = await runPgMechanismInVm({
     kernel,
     kernelRelease: rec?.version,
@@ -265,31 +347,12 @@ async function runPg(values: Record<string, string | boolean | undefined>): Prom
   if (r.rows.length === 0) {
     throw new UserError(`no run produced a row (VM exit ${r.vm.exitStatus ?? "none"}${r.vm.timedOut ? ", timed out" : ""}; ${r.guest.notes ?? ""} ${r.failed.slice(0, 3).map((f) => `${f.run}: ${f.reason}`).join("; ")}); raw files in ${r.rawDir}`);
   }
-  mkdirSync(dir, { recursive: true });
-  writeFileAtomic(join(dir, "rows.json"), `${JSON.stringify(r.rows, null, 2)}\n`);
-  writeFileAtomic(join(dir, "rows.csv"), pgRowsCsv(r.rows));
-  writeFileAtomic(
-    join(dir, "provenance.json"),
-    `${JSON.stringify(
-      {
-        what: "mechanism factorial (issue 14) on PostgreSQL 18, diag build: faults and involuntary switches inside spin-style lock holds (getrusage), preempted holders classified from sched_switch kernel stacks",
-        evidence: accel === "kvm" ? "KVM guest" : "TCG functional evidence: counts; times and tps are emulated, and the diag build's two getrusage calls per hold slow the server",
-        vm: r.vm,
-        kernel: { release: r.kernelRelease, bzImage: kernel, build: rec ? { version: rec.version, bzImageSha256: rec.bzImageSha256, configSha256: rec.configSha256 } : null, guestConfigSha256: r.guest.configSha256 },
-        postgres: { bin, build },
-        guest: r.guest,
-        shape: r.shape,
-        plan: r.plan,
-        failed: r.failed,
-        rawDir: r.rawDir,
-        kit: kitInfo(),
-        host: hostInfo(),
-      },
-      null,
-      2,
-    )}\n`,
-  );
-  const { answer } = writePgAnalysis(dir, r.rows);
+  const { answer } = writePgRecord(dir, r, {
+    ...runCtx,
+    ended: new Date().toISOString(),
+    loadEnd: loadAverage(),
+    design: { blocks: numberOption("blocks", str("blocks"), 3), seed: numberOption("seed", str("seed"), 1), factors: { mode: distinctOf(r.plan.map((p) => p.mode)), huge_pages: distinctOf(r.plan.map((p) => p.hugePages)), extension: distinctOf(r.plan.map((p) => p.extension)) } },
+  }, { accel, kernel, rec, bin, build });
   if (values.json) printJson({ dir, rows: r.rows.length, failed: r.failed, answer });
   else {
     process.stdout.write(`${r.rows.length} runs (${r.failed.length} failed) in ${dir}\n${answer}\n`);
