@@ -17,6 +17,7 @@ import { captureSummary, snapshots, waitShareRanges } from "../analysis/lockstat
 import { collectedVmSeriesDirs, lockStatRunRows, topLockClasses } from "../collect/tables.js";
 import { parseProcLockStat } from "../parse/proc-lock-stat.js";
 import { seriesCellCounters, type SeriesCellCounters } from "../postgres/v2-report.js";
+import { tracedPgRow, type TracedPgRow } from "../vm/traced-pg.js";
 
 export type Doc = "README.md" | "REPRODUCE.md";
 
@@ -250,6 +251,12 @@ const LV2 = "data/runs/lock-ops-v2/20261201T192645Z/summary.json";
 const VMCHK10 = "data/runs/pg-check/20261201T223931Z/vm-pg18/summary.json";
 const LVM = "data/runs/lock-ops-v2/20261201T225522Z-vm/summary.json";
 const V1CELLS = "data/runs/vm-eviction-compare-20261130c/summary.json";
+const VMCHK15 = "data/runs/pg-check/20261202T010223Z/vm-pg15/summary.json";
+const VMCHK15G11 = "data/runs/pg-check/20261202T010437Z/vm-pg15/summary.json";
+const TRV1 = "data/runs/vm-slice-trace-20261130T051418Z";
+const TRV2 = "data/runs/vm-slice-trace-20261202T005450Z";
+/** A number of a traced PostgreSQL run's row (tracedPgRow: the trace, rseq/stats and the patch's counters). */
+const traced = (dir: string, f: (r: TracedPgRow) => number) => (_t: string, root: string): number => f(tracedPgRow(join(root, dir)));
 const V2STUDY = "data/runs/dipietro-2026/20261201T223016Z/record.json";
 type V1Cell = { mode: string; variant: string; n: number; sliceExtension: { grants: number; revoked: number } };
 /** A field of version 1's `on` cell under MODE in the compare summary. */
@@ -583,6 +590,26 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "0 grants, 618 re-arms and 997 requests dropped", figure: "0 grants", record: V2STUDY, field: "lazy, all: granted_yielded + granted_expired summed (seriesCellCounters)", value: v2Cell("lazy", (c) => c.counters.pgGrantedYielded! + c.counters.pgGrantedExpired!) },
   { doc: R, sentence: "0 grants, 618 re-arms and 997 requests dropped", figure: "618", record: V2STUDY, field: "lazy, all: rearmed summed (seriesCellCounters)", value: v2Cell("lazy", (c) => c.counters.pgRearmed!) },
   { doc: R, sentence: "0 grants, 618 re-arms and 997 requests dropped", figure: "997", record: V2STUDY, field: "lazy, all: dropped_without_grant summed (seriesCellCounters)", value: v2Cell("lazy", (c) => c.counters.pgDroppedWithoutGrant!) },
+  { doc: R, sentence: "the first 2 of 27 groups passed (2 of 2 tests) in 57 s of guest time", figure: "2 of 27", record: VMCHK15, field: "schedule.groups", value: (t) => jsonField(t, "schedule.groups") },
+  { doc: R, sentence: "the first 2 of 27 groups passed (2 of 2 tests) in 57 s of guest time", figure: "27", record: VMCHK15, field: "schedule.groupsInSchedule" },
+  { doc: R, sentence: "the first 2 of 27 groups passed (2 of 2 tests) in 57 s of guest time", figure: "(2 of 2", record: VMCHK15, field: "regress.passed" },
+  { doc: R, sentence: "the first 2 of 27 groups passed (2 of 2 tests) in 57 s of guest time", figure: "2 tests)", record: VMCHK15, field: "schedule.tests" },
+  { doc: R, sentence: "the first 2 of 27 groups passed (2 of 2 tests) in 57 s of guest time", figure: "57 s", record: VMCHK15, field: "checkSeconds" },
+  { doc: R, sentence: "and the kernel made 79 grants (`pg-check/20261202T010223Z/vm-pg15`)", figure: "79", record: VMCHK15, field: "rseqStatsDelta.sgrant" },
+  { doc: R, sentence: "Its first 11 groups (110 tests, with `create_index`", figure: "11 groups", record: VMCHK15G11, field: "schedule.groups" },
+  { doc: R, sentence: "Its first 11 groups (110 tests, with `create_index`", figure: "110 tests", record: VMCHK15G11, field: "schedule.tests" },
+  { doc: R, sentence: "all 110 passed in 630.5 s of guest time, with 36161 kernel grants", figure: "110", record: VMCHK15G11, field: "regress.passed" },
+  { doc: R, sentence: "all 110 passed in 630.5 s of guest time, with 36161 kernel grants", figure: "630.5", record: VMCHK15G11, field: "checkSeconds" },
+  { doc: R, sentence: "all 110 passed in 630.5 s of guest time, with 36161 kernel grants", figure: "36161", record: VMCHK15G11, field: "rseqStatsDelta.sgrant" },
+  { doc: R, sentence: "the kernel made 119 grants in 1527 transactions and the patch saw 1 of them", figure: "119", record: `${TRV1}/analysis.json`, field: "tracepoints.grants (tracedPgRow.traceGrants)", value: traced(TRV1, (r) => r.traceGrants) },
+  { doc: R, sentence: "the kernel made 119 grants in 1527 transactions and the patch saw 1 of them", figure: "1527", record: `${TRV1}/raw/series/runs/001-on/result.json`, field: "metrics.transactionsProcessed (tracedPgRow.transactions)", value: traced(TRV1, (r) => r.transactions) },
+  { doc: R, sentence: "the kernel made 119 grants in 1527 transactions and the patch saw 1 of them", figure: "1 of", record: `${TRV1}/raw/series/runs/001-on/result.json`, field: "v1 countersDelta.grants (tracedPgRow.patchGrants)", value: traced(TRV1, (r) => r.patchGrants) },
+  { doc: R, sentence: "66 requests cleared without a grant (`vm-slice-trace-20261130T051418Z`)", figure: "66", record: `${TRV1}/raw/series/runs/001-on/result.json`, field: "v1 countersDelta.revoked (tracedPgRow.patchCleared)", value: traced(TRV1, (r) => r.patchCleared) },
+  { doc: R, sentence: "the kernel made 230 grants in 3854 transactions and the patch saw 20 of them", figure: "230", record: `${TRV2}/analysis.json`, field: "tracepoints.grants (tracedPgRow.traceGrants)", value: traced(TRV2, (r) => r.traceGrants) },
+  { doc: R, sentence: "the kernel made 230 grants in 3854 transactions and the patch saw 20 of them", figure: "3854", record: `${TRV2}/raw/series/runs/001-on/result.json`, field: "metrics.transactionsProcessed (tracedPgRow.transactions)", value: traced(TRV2, (r) => r.transactions) },
+  { doc: R, sentence: "the kernel made 230 grants in 3854 transactions and the patch saw 20 of them", figure: "20 of", record: `${TRV2}/raw/series/runs/001-on/result.json`, field: "v2 granted_yielded + granted_expired (tracedPgRow.patchGrants)", value: traced(TRV2, (r) => r.patchGrants) },
+  { doc: R, sentence: "156 requests cleared without a grant, 92 re-armed", figure: "156", record: `${TRV2}/raw/series/runs/001-on/result.json`, field: "v2 dropped_without_grant (tracedPgRow.patchCleared)", value: traced(TRV2, (r) => r.patchCleared) },
+  { doc: R, sentence: "156 requests cleared without a grant, 92 re-armed", figure: "92", record: `${TRV2}/raw/series/runs/001-on/result.json`, field: "v2 rearmed (tracedPgRow.rearmed)", value: traced(TRV2, (r) => r.rearmed ?? NaN) },
   // §8, the host record's counts (integers: not caught by the measured-number scan, so listed here).
   { doc: R, sentence: "0 of 165 holder preemptions inside the kernel", figure: "0 of", record: HOST_ROWS, field: "totals.kernel of none/4k/off", value: hostCell("4k", (c) => c.totals.kernel) },
   { doc: R, sentence: "0 of 165 holder preemptions inside the kernel", figure: "165", record: HOST_ROWS, field: "totals.desched of none/4k/off", value: hostCell("4k", (c) => c.totals.desched) },
@@ -682,6 +709,7 @@ export const NOT_MEASURED: NotMeasured[] = [
   // §4 patch v2
   { doc: R, sentence: "ran in the kit's 7.2.13 VM under QEMU TCG", figure: "7.2", why: "the guest kernel's version" },
   { doc: R, sentence: "PostgreSQL 18.6, the first 2 of 28 groups", figure: "18.6", why: "the PostgreSQL version" },
+  { doc: R, sentence: "PostgreSQL 15.18 (patch `d4dc3f02e27e`), whose schedule", figure: "15.18", why: "the PostgreSQL version" },
   { doc: R, sentence: "(the 7.2 VM, `lock-ops-per-txn-20261130`)", figure: "7.2", why: "the guest kernel's version" },
   { doc: R, sentence: "(the 6.18 host through the shim", figure: "6.18", why: "the host kernel's version" },
   // §8 (issue 14): versions and design parameters in the mechanism's results.
