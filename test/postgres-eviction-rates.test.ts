@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { evictionCell, evictionRates, evictionRatesSentence, ratio } from "../src/postgres/eviction-rates.js";
+import { evictionCell, evictionRates, evictionRatesSentence, evictionRatesTable, ratio } from "../src/postgres/eviction-rates.js";
 import { repoRoot } from "../src/util/paths.js";
 import { UserError } from "../src/util/errors.js";
 
@@ -71,6 +71,13 @@ test("v1 and v2 counters are mapped to holds, grants and clears; warm-ups are le
     assert.match(s, /the kernel counted 12 grants in those runs/);
     assert.ok(Math.abs(ratio(on.grantsPerHold, all.grantsPerHold)! - 3.75) < 1e-12);
     assert.equal(ratio(1, 0), null);
+    const t = evictionRatesTable([{ label: "v1", c: on }, { label: "v2", c: all }]);
+    const col = (n: string) => t.header.indexOf(n);
+    assert.equal(t.rows[0]![col("kernel grants (rseq/stats)")], "not collected");
+    assert.equal(t.rows[0]![col("kernel grants / txn")], "—");
+    assert.equal(t.rows[1]![col("kernel grants / txn")], 0.012);
+    assert.equal(t.rows[0]![col("grants / txn")], 0.006);
+    assert.equal(t.rows[1]![col("runs × s")], "2 × 20");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -157,3 +157,16 @@ export function evictionRatesSentence(label: string, v1: EvictionCellRates, v2: 
     `${v2.kernelGrants !== null ? ` (the kernel counted ${v2.kernelGrants} grants in those runs)` : ""}.`
   );
 }
+
+/** Header and rows of the normalised table (one row per labelled cell). */
+export function evictionRatesTable(cells: { label: string; c: EvictionCellRates }[]): { header: string[]; rows: (string | number)[][] } {
+  const g = (x: number) => (x === 0 ? 0 : Number(x.toPrecision(3)));
+  return {
+    header: ["cell (record)", "patch", "clients", "scale", "shared_buffers", "runs × s", "transactions", "holds / txn", "grants seen", "grants / txn", "grants / run-s", "grants / 10k holds", "cleared, no grant", "cleared / txn", "kernel grants (rseq/stats)", "kernel grants / txn"],
+    rows: cells.map(({ label, c }) => [
+      label, c.patch ?? "none", c.clients ?? "?", c.scale ?? "?", c.sharedBuffers ?? "?", `${c.runs} × ${c.durationS ?? "?"}`, c.transactions, g(c.holdsPerTransaction),
+      c.grants, g(c.grantsPerTransaction), g(c.grantsPerRunSecond), g(c.grantsPerHold * 1e4), c.cleared, g(c.clearedPerTransaction),
+      c.kernelGrants ?? "not collected", c.kernelGrants === null || c.transactions === 0 ? "—" : g(c.kernelGrants / c.transactions),
+    ]),
+  };
+}
