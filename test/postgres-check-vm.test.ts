@@ -28,8 +28,21 @@ test("scheduleSubset keeps a prefix of the test groups and counts its tests", ()
   assert.equal(all.text.split("\n").filter(Boolean).length, 3);
 });
 
+test("scheduleSubset keeps PostgreSQL 15's ignore: lines that precede a kept group, and no others", () => {
+  const pg15 = "test: test_setup\ntest: tablespace\n# Note: the ignore: line does not skip random\nignore: random\ntest: select random portals\ntest: last\n";
+  const two = scheduleSubset(pg15, 2);
+  assert.equal(two.text, "test: test_setup\ntest: tablespace\n");
+  assert.deepEqual(two.ignored, []);
+  assert.equal(two.groupsInSchedule, 4, "an ignore: line is not a group");
+  const three = scheduleSubset(pg15, 3);
+  assert.equal(three.text, "test: test_setup\ntest: tablespace\nignore: random\ntest: select random portals\n");
+  assert.deepEqual(three.ignored, ["random"]);
+  assert.deepEqual(three.tests, ["test_setup", "tablespace", "select", "random", "portals"]);
+});
+
 test("scheduleSubset refuses a bad line (file, line, found) and an out-of-range --groups", () => {
-  assert.throws(() => scheduleSubset("test: a\nignore: b\n", 1, "/x/parallel_schedule"), (e: unknown) => e instanceof ParseError && /parallel_schedule:2/.test(String((e as Error).message)) && /ignore: b/.test((e as Error).message));
+  assert.throws(() => scheduleSubset("test: a\nskip: b\n", 1, "/x/parallel_schedule"), (e: unknown) => e instanceof ParseError && /parallel_schedule:2/.test(String((e as Error).message)) && /skip: b/.test((e as Error).message));
+  assert.throws(() => scheduleSubset("test: a\nignore:\n", 1, "/x/parallel_schedule"), (e: unknown) => e instanceof ParseError && /parallel_schedule:2/.test(String((e as Error).message)));
   assert.throws(() => scheduleSubset(schedule, 4), (e: unknown) => e instanceof UserError && /from 1 to 3/.test((e as Error).message));
   assert.throws(() => scheduleSubset(schedule, 0), UserError);
 });

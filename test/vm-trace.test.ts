@@ -103,3 +103,39 @@ test("traced PostgreSQL run (lock-table protocol sized for TCG): the workload co
     rmSync(out, { recursive: true, force: true });
   }
 });
+
+import { analyseRunDir } from "../src/vm/trace.js";
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { gzipSync } from "node:zlib";
+
+test("--reanalyse reads a record whose trace texts are kept gzip'd (NAME.gz) and gets the same grants", () => {
+  const fx = join(process.cwd(), "test/fixtures");
+  const mk = (gz: boolean): string => {
+    const d = mkdtempSync(join(tmpdir(), "slicelab-trace-gz-"));
+    mkdirSync(join(d, "raw"));
+    for (const [from, to] of [["slice-trace/trace-cmd-report.txt", "trace.txt"], ["slice-trace/tracefs.txt", "trace-tracefs.txt"]] as const) {
+      const text = readFileSync(join(fx, from));
+      if (gz) writeFileSync(join(d, "raw", `${to}.gz`), gzipSync(text));
+      else writeFileSync(join(d, "raw", to), text);
+    }
+    copyFileSync(join(fx, "rseq-stats/vm-7.2.13-micro-on-before.txt"), join(d, "raw/rseq-stats-before.txt"));
+    copyFileSync(join(fx, "rseq-stats/vm-7.2.13-micro-on-after.txt"), join(d, "raw/rseq-stats-after.txt"));
+    return d;
+  };
+  const plain = mk(false), packed = mk(true);
+  try {
+    const a = analyseRunDir(plain), b = analyseRunDir(packed);
+    assert.ok(a.analysis.tracepoints.grants > 0, "the fixture has grants");
+    assert.equal(b.analysis.tracepoints.grants, a.analysis.tracepoints.grants);
+    assert.deepEqual(b.analysis.tracepoints.outcomes, a.analysis.tracepoints.outcomes);
+    assert.equal(b.analysis.hrtimer.intervals, a.analysis.hrtimer.intervals);
+    assert.equal(b.analysis.file, "raw/trace.txt.gz");
+    const tf = JSON.parse(readFileSync(join(packed, "analysis.json"), "utf8")).tracefsText;
+    assert.ok(tf !== null, "the gzip'd tracefs text is analysed too");
+    assert.equal(tf.file, "raw/trace-tracefs.txt.gz");
+  } finally {
+    rmSync(plain, { recursive: true, force: true });
+    rmSync(packed, { recursive: true, force: true });
+  }
+});

@@ -18,6 +18,8 @@ import { captureSummary, snapshots, waitShareRanges } from "../analysis/lockstat
 import { collectedVmSeriesDirs, lockStatRunRows, topLockClasses } from "../collect/tables.js";
 import { parseProcLockStat } from "../parse/proc-lock-stat.js";
 import { seriesCellCounters, type SeriesCellCounters } from "../postgres/v2-report.js";
+import { tracedPgRow, type TracedPgRow } from "../vm/traced-pg.js";
+import { evictionCell, type EvictionCellRates } from "../postgres/eviction-rates.js";
 
 export type Doc = "README.md" | "REPRODUCE.md";
 
@@ -285,6 +287,23 @@ const LV2 = "data/runs/lock-ops-v2/20261201T192645Z/summary.json";
 const VMCHK10 = "data/runs/pg-check/20261201T223931Z/vm-pg18/summary.json";
 const LVM = "data/runs/lock-ops-v2/20261201T225522Z-vm/summary.json";
 const V1CELLS = "data/runs/vm-eviction-compare-20261130c/summary.json";
+const VMCHK15 = "data/runs/pg-check/20261202T010223Z/vm-pg15/summary.json";
+const VMCHK15G11 = "data/runs/pg-check/20261202T010437Z/vm-pg15/summary.json";
+const EVV1 = "data/runs/vm-eviction-20261130c/full-7.2.13/vm/series";
+const EVST = "data/runs/dipietro-2026/20261201T223016Z/series";
+const EVV2 = "data/runs/vm-eviction-v2-20261202/full-7.2.13/vm/series";
+const EVV1L = "data/runs/vm-eviction-20261130c/lazy-7.2.13/vm/series";
+const EVV2L = "data/runs/vm-eviction-v2-20261202/lazy-7.2.13/vm/series";
+const evLoads = (root: string): number[] => ["full-7.2.13", "lazy-7.2.13"].flatMap((c) => hostLoads1(readFileSync(join(root, "data/runs/vm-eviction-v2-20261202", c, "host-times.txt"), "utf8")));
+/** A number of an eviction cell on one scale (evictionCell over the series DIR, cell NAME). */
+const ev = (dir: string, name: string, f: (c: EvictionCellRates) => number) => (_t: string, root: string): number => f(evictionCell(join(root, dir), name));
+const EVSTC = "mode-full.hugepages-off.extension-all";
+/** The 1-minute load averages in a cell's host-times.txt ("host start … load A B C", "host end … load A B C"). */
+const hostLoads1 = (t: string): number[] => [...t.matchAll(/^host (?:start|end) \S+ load ([\d.]+)/gm)].map((m) => Number(m[1]));
+const TRV1 = "data/runs/vm-slice-trace-20261130T051418Z";
+const TRV2 = "data/runs/vm-slice-trace-20261202T005450Z";
+/** A number of a traced PostgreSQL run's row (tracedPgRow: the trace, rseq/stats and the patch's counters). */
+const traced = (dir: string, f: (r: TracedPgRow) => number) => (_t: string, root: string): number => f(tracedPgRow(join(root, dir)));
 const V2STUDY = "data/runs/dipietro-2026/20261201T223016Z/record.json";
 type V1Cell = { mode: string; variant: string; n: number; sliceExtension: { grants: number; revoked: number } };
 /** A field of version 1's `on` cell under MODE in the compare summary. */
@@ -670,6 +689,58 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "0 grants, 618 re-arms and 997 requests dropped", figure: "0 grants", record: V2STUDY, field: "lazy, all: granted_yielded + granted_expired summed (seriesCellCounters)", value: v2Cell("lazy", (c) => c.counters.pgGrantedYielded! + c.counters.pgGrantedExpired!) },
   { doc: R, sentence: "0 grants, 618 re-arms and 997 requests dropped", figure: "618", record: V2STUDY, field: "lazy, all: rearmed summed (seriesCellCounters)", value: v2Cell("lazy", (c) => c.counters.pgRearmed!) },
   { doc: R, sentence: "0 grants, 618 re-arms and 997 requests dropped", figure: "997", record: V2STUDY, field: "lazy, all: dropped_without_grant summed (seriesCellCounters)", value: v2Cell("lazy", (c) => c.counters.pgDroppedWithoutGrant!) },
+  { doc: R, sentence: "the first 2 of 27 groups passed (2 of 2 tests) in 57 s of guest time", figure: "2 of 27", record: VMCHK15, field: "schedule.groups", value: (t) => jsonField(t, "schedule.groups") },
+  { doc: R, sentence: "the first 2 of 27 groups passed (2 of 2 tests) in 57 s of guest time", figure: "27", record: VMCHK15, field: "schedule.groupsInSchedule" },
+  { doc: R, sentence: "the first 2 of 27 groups passed (2 of 2 tests) in 57 s of guest time", figure: "(2 of 2", record: VMCHK15, field: "regress.passed" },
+  { doc: R, sentence: "the first 2 of 27 groups passed (2 of 2 tests) in 57 s of guest time", figure: "2 tests)", record: VMCHK15, field: "schedule.tests" },
+  { doc: R, sentence: "the first 2 of 27 groups passed (2 of 2 tests) in 57 s of guest time", figure: "57 s", record: VMCHK15, field: "checkSeconds" },
+  { doc: R, sentence: "and the kernel made 79 grants (`pg-check/20261202T010223Z/vm-pg15`)", figure: "79", record: VMCHK15, field: "rseqStatsDelta.sgrant" },
+  { doc: R, sentence: "Its first 11 groups (110 tests, with `create_index`", figure: "11 groups", record: VMCHK15G11, field: "schedule.groups" },
+  { doc: R, sentence: "Its first 11 groups (110 tests, with `create_index`", figure: "110 tests", record: VMCHK15G11, field: "schedule.tests" },
+  { doc: R, sentence: "all 110 passed in 630.5 s of guest time, with 36161 kernel grants", figure: "110", record: VMCHK15G11, field: "regress.passed" },
+  { doc: R, sentence: "all 110 passed in 630.5 s of guest time, with 36161 kernel grants", figure: "630.5", record: VMCHK15G11, field: "checkSeconds" },
+  { doc: R, sentence: "all 110 passed in 630.5 s of guest time, with 36161 kernel grants", figure: "36161", record: VMCHK15G11, field: "rseqStatsDelta.sgrant" },
+  { doc: R, sentence: "version 1's processed 16421 transactions (21 clients, about 224 tps)", figure: "16421", record: `${EVV1}/results.jsonl`, field: "full/on: transactionsProcessed summed over measured runs (evictionCell)", value: ev(EVV1, "on", (c) => c.transactions) },
+  { doc: R, sentence: "version 1's processed 16421 transactions (21 clients, about 224 tps)", figure: "21 clients", record: `${EVV1}/results.jsonl`, field: "series.json workloads[0].params.clients", value: ev(EVV1, "on", (c) => c.clients!) },
+  { doc: R, sentence: "version 1's processed 16421 transactions (21 clients, about 224 tps)", figure: "224 tps", record: `${EVV1}/results.jsonl`, field: "transactions / run-seconds (evictionCell.meanTps)", value: ev(EVV1, "on", (c) => c.meanTps) },
+  { doc: R, sentence: "version 2's study 1049 (4 clients, about 24 tps)", figure: "1049", record: `${EVST}/results.jsonl`, field: "full/all: transactions (evictionCell)", value: ev(EVST, EVSTC, (c) => c.transactions) },
+  { doc: R, sentence: "version 2's study 1049 (4 clients, about 24 tps)", figure: "4 clients", record: `${EVST}/results.jsonl`, field: "series.json params.clients", value: ev(EVST, EVSTC, (c) => c.clients!) },
+  { doc: R, sentence: "version 2's study 1049 (4 clients, about 24 tps)", figure: "24 tps", record: `${EVST}/results.jsonl`, field: "evictionCell.meanTps", value: ev(EVST, EVSTC, (c) => c.meanTps) },
+  { doc: R, sentence: "the patch saw 0.0088 grants with version 1 and 0.0019 in the study", figure: "0.0088", record: `${EVV1}/results.jsonl`, field: "grantsPerTransaction", value: ev(EVV1, "on", (c) => c.grantsPerTransaction) },
+  { doc: R, sentence: "the patch saw 0.0088 grants with version 1 and 0.0019 in the study", figure: "0.0019", record: `${EVST}/results.jsonl`, field: "grantsPerTransaction", value: ev(EVST, EVSTC, (c) => c.grantsPerTransaction) },
+  { doc: R, sentence: "(`vm-eviction-v2-20261202`: 21 clients, scale 4, 2 MB of shared buffers, 7 measured runs of 10 s, seed 7", figure: "21 clients", record: `${EVV2}/results.jsonl`, field: "params.clients", value: ev(EVV2, "on", (c) => c.clients!) },
+  { doc: R, sentence: "(`vm-eviction-v2-20261202`: 21 clients, scale 4, 2 MB of shared buffers, 7 measured runs of 10 s, seed 7", figure: "scale 4", record: `${EVV2}/results.jsonl`, field: "params.scale", value: ev(EVV2, "on", (c) => c.scale!) },
+  { doc: R, sentence: "(`vm-eviction-v2-20261202`: 21 clients, scale 4, 2 MB of shared buffers, 7 measured runs of 10 s, seed 7", figure: "2 MB", record: `${EVV2}/results.jsonl`, field: "params.shared_buffers (MB)", value: ev(EVV2, "on", (c) => parseFloat(c.sharedBuffers!)) },
+  { doc: R, sentence: "(`vm-eviction-v2-20261202`: 21 clients, scale 4, 2 MB of shared buffers, 7 measured runs of 10 s, seed 7", figure: "7 measured runs", record: `${EVV2}/results.jsonl`, field: "measured runs of the on arm", value: ev(EVV2, "on", (c) => c.runs) },
+  { doc: R, sentence: "(`vm-eviction-v2-20261202`: 21 clients, scale 4, 2 MB of shared buffers, 7 measured runs of 10 s, seed 7", figure: "10 s", record: `${EVV2}/results.jsonl`, field: "params.duration", value: ev(EVV2, "on", (c) => c.durationS!) },
+  { doc: R, sentence: "(`vm-eviction-v2-20261202`: 21 clients, scale 4, 2 MB of shared buffers, 7 measured runs of 10 s, seed 7", figure: "seed 7", record: "data/runs/vm-eviction-v2-20261202/full-7.2.13/vm/series/series.json", field: "seed" },
+  { doc: R, sentence: "on a host at 1-minute load 6–12)", figure: "6", record: "data/runs/vm-eviction-v2-20261202/full-7.2.13/host-times.txt", field: "min 1-minute load at host start/end of both cells", value: (_t, root) => Math.min(...evLoads(root)) },
+  { doc: R, sentence: "on a host at 1-minute load 6–12)", figure: "12", record: "data/runs/vm-eviction-v2-20261202/full-7.2.13/host-times.txt", field: "max 1-minute load at host start/end of both cells", value: (_t, root) => Math.max(...evLoads(root)) },
+  { doc: R, sentence: "2079 transactions and 14 grants seen, 0.0067 per transaction", figure: "2079", record: `${EVV2}/results.jsonl`, field: "transactions", value: ev(EVV2, "on", (c) => c.transactions) },
+  { doc: R, sentence: "2079 transactions and 14 grants seen, 0.0067 per transaction", figure: "14 grants", record: `${EVV2}/results.jsonl`, field: "grants (v2 granted_yielded + granted_expired)", value: ev(EVV2, "on", (c) => c.grants) },
+  { doc: R, sentence: "2079 transactions and 14 grants seen, 0.0067 per transaction", figure: "0.0067", record: `${EVV2}/results.jsonl`, field: "grantsPerTransaction", value: ev(EVV2, "on", (c) => c.grantsPerTransaction) },
+  { doc: R, sentence: "In those runs the kernel counted 1800 grants (rseq/stats `sgrant`)", figure: "1800", record: `${EVV2}/results.jsonl`, field: "rseq-stats sgrant summed over the on arm's measured runs (kernelGrants)", value: ev(EVV2, "on", (c) => c.kernelGrants!) },
+  { doc: R, sentence: "in the `off` arm of the same boot the kernel counted 0", figure: "0", record: `${EVV2}/results.jsonl`, field: "off arm: rseq-stats sgrant summed (kernelGrants)", value: ev(EVV2, "off", (c) => c.kernelGrants!) },
+  { doc: R, sentence: "Under `lazy` the patch saw 0.0038 grants per transaction with version 1 (82 in 21581 transactions)", figure: "0.0038", record: `${EVV1L}/results.jsonl`, field: "grantsPerTransaction", value: ev(EVV1L, "on", (c) => c.grantsPerTransaction) },
+  { doc: R, sentence: "with version 1 (82 in 21581 transactions)", figure: "82", record: `${EVV1L}/results.jsonl`, field: "grants", value: ev(EVV1L, "on", (c) => c.grants) },
+  { doc: R, sentence: "with version 1 (82 in 21581 transactions)", figure: "21581", record: `${EVV1L}/results.jsonl`, field: "transactions", value: ev(EVV1L, "on", (c) => c.transactions) },
+  { doc: R, sentence: "and 0.0039 with version 2 at version 1's sizes (10 in 2546, while the kernel counted 2463)", figure: "0.0039", record: `${EVV2L}/results.jsonl`, field: "grantsPerTransaction", value: ev(EVV2L, "on", (c) => c.grantsPerTransaction) },
+  { doc: R, sentence: "and 0.0039 with version 2 at version 1's sizes (10 in 2546, while the kernel counted 2463)", figure: "(10 in", record: `${EVV2L}/results.jsonl`, field: "grants", value: ev(EVV2L, "on", (c) => c.grants) },
+  { doc: R, sentence: "and 0.0039 with version 2 at version 1's sizes (10 in 2546, while the kernel counted 2463)", figure: "2546", record: `${EVV2L}/results.jsonl`, field: "transactions", value: ev(EVV2L, "on", (c) => c.transactions) },
+  { doc: R, sentence: "and 0.0039 with version 2 at version 1's sizes (10 in 2546, while the kernel counted 2463)", figure: "2463", record: `${EVV2L}/results.jsonl`, field: "kernelGrants", value: ev(EVV2L, "on", (c) => c.kernelGrants!) },
+  { doc: R, sentence: "Requests cleared without a grant were 0.40 per transaction with version 1", figure: "0.40", record: `${EVV1}/results.jsonl`, field: "clearedPerTransaction (v1 revoked)", value: ev(EVV1, "on", (c) => c.clearedPerTransaction) },
+  { doc: R, sentence: "and 1.03 with version 2 at version 1's sizes", figure: "1.03", record: `${EVV2}/results.jsonl`, field: "clearedPerTransaction (v2 dropped_without_grant)", value: ev(EVV2, "on", (c) => c.clearedPerTransaction) },
+  { doc: R, sentence: "version 2 began 244 holds per transaction against version 1's 74.4 requests", figure: "244", record: `${EVV2}/results.jsonl`, field: "holdsPerTransaction", value: ev(EVV2, "on", (c) => c.holdsPerTransaction) },
+  { doc: R, sentence: "version 2 began 244 holds per transaction against version 1's 74.4 requests", figure: "74.4", record: `${EVV1}/results.jsonl`, field: "holdsPerTransaction (v1 requests)", value: ev(EVV1, "on", (c) => c.holdsPerTransaction) },
+  { doc: R, sentence: "the kernel made 119 grants in 1527 transactions and the patch saw 1 of them", figure: "119", record: `${TRV1}/analysis.json`, field: "tracepoints.grants (tracedPgRow.traceGrants)", value: traced(TRV1, (r) => r.traceGrants) },
+  { doc: R, sentence: "the kernel made 119 grants in 1527 transactions and the patch saw 1 of them", figure: "1527", record: `${TRV1}/raw/series/runs/001-on/result.json`, field: "metrics.transactionsProcessed (tracedPgRow.transactions)", value: traced(TRV1, (r) => r.transactions) },
+  { doc: R, sentence: "the kernel made 119 grants in 1527 transactions and the patch saw 1 of them", figure: "1 of", record: `${TRV1}/raw/series/runs/001-on/result.json`, field: "v1 countersDelta.grants (tracedPgRow.patchGrants)", value: traced(TRV1, (r) => r.patchGrants) },
+  { doc: R, sentence: "66 requests cleared without a grant (`vm-slice-trace-20261130T051418Z`)", figure: "66", record: `${TRV1}/raw/series/runs/001-on/result.json`, field: "v1 countersDelta.revoked (tracedPgRow.patchCleared)", value: traced(TRV1, (r) => r.patchCleared) },
+  { doc: R, sentence: "the kernel made 230 grants in 3854 transactions and the patch saw 20 of them", figure: "230", record: `${TRV2}/analysis.json`, field: "tracepoints.grants (tracedPgRow.traceGrants)", value: traced(TRV2, (r) => r.traceGrants) },
+  { doc: R, sentence: "the kernel made 230 grants in 3854 transactions and the patch saw 20 of them", figure: "3854", record: `${TRV2}/raw/series/runs/001-on/result.json`, field: "metrics.transactionsProcessed (tracedPgRow.transactions)", value: traced(TRV2, (r) => r.transactions) },
+  { doc: R, sentence: "the kernel made 230 grants in 3854 transactions and the patch saw 20 of them", figure: "20 of", record: `${TRV2}/raw/series/runs/001-on/result.json`, field: "v2 granted_yielded + granted_expired (tracedPgRow.patchGrants)", value: traced(TRV2, (r) => r.patchGrants) },
+  { doc: R, sentence: "156 requests cleared without a grant, 92 re-armed", figure: "156", record: `${TRV2}/raw/series/runs/001-on/result.json`, field: "v2 dropped_without_grant (tracedPgRow.patchCleared)", value: traced(TRV2, (r) => r.patchCleared) },
+  { doc: R, sentence: "156 requests cleared without a grant, 92 re-armed", figure: "92", record: `${TRV2}/raw/series/runs/001-on/result.json`, field: "v2 rearmed (tracedPgRow.rearmed)", value: traced(TRV2, (r) => r.rearmed ?? NaN) },
   // §8, the host record's counts (integers: not caught by the measured-number scan, so listed here).
   { doc: R, sentence: "0 of 165 holder preemptions inside the kernel", figure: "0 of", record: HOST_ROWS, field: "totals.kernel of none/4k/off", value: hostCell("4k", (c) => c.totals.kernel) },
   { doc: R, sentence: "0 of 165 holder preemptions inside the kernel", figure: "165", record: HOST_ROWS, field: "totals.desched of none/4k/off", value: hostCell("4k", (c) => c.totals.desched) },
@@ -818,6 +889,7 @@ export const NOT_MEASURED: NotMeasured[] = [
   // §4 patch v2
   { doc: R, sentence: "ran in the kit's 7.2.13 VM under QEMU TCG", figure: "7.2", why: "the guest kernel's version" },
   { doc: R, sentence: "PostgreSQL 18.6, the first 2 of 28 groups", figure: "18.6", why: "the PostgreSQL version" },
+  { doc: R, sentence: "PostgreSQL 15.18 (patch `d4dc3f02e27e`), whose schedule", figure: "15.18", why: "the PostgreSQL version" },
   { doc: R, sentence: "(the 7.2 VM, `lock-ops-per-txn-20261130`)", figure: "7.2", why: "the guest kernel's version" },
   { doc: R, sentence: "(the 6.18 host through the shim", figure: "6.18", why: "the host kernel's version" },
   // §8 (issue 14): versions and design parameters in the mechanism's results.

@@ -45,34 +45,44 @@ export interface ScheduleSubset {
   tests: string[];
   /** The widest group (tests run at the same time). */
   widest: number;
+  /**
+   * Tests named by `ignore:` lines kept in the subset (PostgreSQL 15's schedule marks `random`
+   * so: pg_regress still runs it and reports a failure as "failed (ignored)").
+   */
+  ignored: string[];
 }
 
 /**
  * The first `groups` `test:` lines of a pg_regress schedule (all of them when
- * `groups` is undefined). `file` names the schedule in errors.
+ * `groups` is undefined), with the `ignore:` lines that come before the last kept
+ * group (pg_regress applies one to the tests after it). `file` names the schedule in errors.
  */
 export function scheduleSubset(text: string, groups: number | undefined, file = "parallel_schedule"): ScheduleSubset {
-  const lines: { line: number; tests: string[] }[] = [];
+  const lines: { line: number; kind: "test" | "ignore"; tests: string[] }[] = [];
   text.split("\n").forEach((raw, i) => {
     const l = raw.replace(/#.*$/, "").trim();
     if (l === "") return;
-    const m = /^test:\s*(.*)$/.exec(l);
-    if (!m) throw new ParseError(file, i + 1, '"test: NAME …" or a comment', JSON.stringify(l.slice(0, 60)));
-    const tests = m[1]!.split(/\s+/).filter((t) => t !== "");
-    if (tests.length === 0) throw new ParseError(file, i + 1, "at least one test name after \"test:\"", "none");
-    lines.push({ line: i + 1, tests });
+    const m = /^(test|ignore):\s*(.*)$/.exec(l);
+    if (!m) throw new ParseError(file, i + 1, '"test: NAME …", "ignore: NAME" or a comment', JSON.stringify(l.slice(0, 60)));
+    const tests = m[2]!.split(/\s+/).filter((t) => t !== "");
+    if (tests.length === 0) throw new ParseError(file, i + 1, `at least one test name after "${m[1]}:"`, "none");
+    lines.push({ line: i + 1, kind: m[1] as "test" | "ignore", tests });
   });
-  if (lines.length === 0) throw new ParseError(file, 1, "test: lines", "none");
-  if (groups !== undefined && (!Number.isInteger(groups) || groups < 1 || groups > lines.length)) {
-    throw new UserError(`--groups: expected an integer from 1 to ${lines.length} (the test groups in ${file}), found ${groups}`);
+  const testLines = lines.filter((g) => g.kind === "test");
+  if (testLines.length === 0) throw new ParseError(file, 1, "test: lines", "none");
+  if (groups !== undefined && (!Number.isInteger(groups) || groups < 1 || groups > testLines.length)) {
+    throw new UserError(`--groups: expected an integer from 1 to ${testLines.length} (the test groups in ${file}), found ${groups}`);
   }
-  const kept = lines.slice(0, groups ?? lines.length);
+  const kept = testLines.slice(0, groups ?? testLines.length);
+  const last = kept[kept.length - 1]!.line;
+  const keptLines = lines.filter((g) => g.line <= last);
   return {
-    text: kept.map((g) => `test: ${g.tests.join(" ")}`).join("\n") + "\n",
+    text: keptLines.map((g) => `${g.kind}: ${g.tests.join(" ")}`).join("\n") + "\n",
     groups: kept.length,
-    groupsInSchedule: lines.length,
+    groupsInSchedule: testLines.length,
     tests: kept.flatMap((g) => g.tests),
     widest: Math.max(...kept.map((g) => g.tests.length)),
+    ignored: keptLines.filter((g) => g.kind === "ignore").flatMap((g) => g.tests),
   };
 }
 
@@ -211,7 +221,8 @@ export interface VmCheckRecord {
   patch: { hash: string; version: string };
   setting: string;
   target: string;
-  schedule: { groups: number; groupsInSchedule: number; tests: number; widest: number };
+  /** `ignored`: tests an `ignore:` line of the kept part marks (absent in records made before it was read). */
+  schedule: { groups: number; groupsInSchedule: number; tests: number; widest: number; ignored?: string[] };
   started: string;
   buildSeconds: number;
   buildReused: boolean;
@@ -291,7 +302,7 @@ export async function runMakeCheckInVm(src: PgSource, o: VmCheckOptions): Promis
       o.groups === undefined
         ? "make check (src/test/regress, the whole parallel schedule) inside the VM"
         : `make check (src/test/regress) inside the VM, the first ${subset.groups} of ${subset.groupsInSchedule} groups of parallel_schedule`,
-    schedule: { groups: subset.groups, groupsInSchedule: subset.groupsInSchedule, tests: subset.tests.length, widest: subset.widest },
+    schedule: { groups: subset.groups, groupsInSchedule: subset.groupsInSchedule, tests: subset.tests.length, widest: subset.widest, ignored: subset.ignored },
     started: started.toISOString(),
     buildSeconds: built.buildSeconds,
     buildReused: built.reused,

@@ -17,6 +17,7 @@
  */
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
 import { basename, join, relative } from "node:path";
 import { kitInfo, hostInfo } from "../bench/provenance.js";
 import { loadProtocol, resolveWorkloads } from "../bench/protocol.js";
@@ -381,18 +382,21 @@ export async function runSliceTraceInVm(o: SliceTraceOptions): Promise<SliceTrac
 export function analyseRunDir(dir: string): { analysis: SliceTraceAnalysis; trace: SliceTrace; statsDelta: RseqStatsDiff; crossCheck: StatsCrossCheck[] } {
   const raw = join(dir, "raw");
   if (!existsSync(raw)) throw new UserError(`${dir}: not a slice-trace run directory (no raw/)`);
-  const tracePath = existsSync(join(raw, "trace.txt")) ? join(raw, "trace.txt") : join(raw, "trace-tracefs.txt");
+  // Each text may be kept gzip'd (NAME.gz) in a committed record: the analysis is the same.
+  const textAt = (n: string): string | null => (existsSync(join(raw, n)) ? join(raw, n) : existsSync(join(raw, `${n}.gz`)) ? join(raw, `${n}.gz`) : null);
+  const readText = (f: string): string => (f.endsWith(".gz") ? gunzipSync(readFileSync(f)).toString("utf8") : readFileSync(f, "utf8"));
+  const tracePath = textAt("trace.txt") ?? textAt("trace-tracefs.txt") ?? join(raw, "trace-tracefs.txt");
   const sliceFile = join(raw, "slice_ext_nsec");
   const sliceText = existsSync(sliceFile) ? readFileSync(sliceFile, "utf8").trim() : "";
   if (sliceText !== "" && !/^\d+$/.test(sliceText)) throw new ParseError(sliceFile, 1, "the slice length in ns", JSON.stringify(sliceText));
   const opts = sliceText === "" ? {} : { sliceNs: Number(sliceText) };
-  const trace = parseSliceTrace(readFileSync(tracePath, "utf8"), tracePath);
+  const trace = parseSliceTrace(readText(tracePath), tracePath);
   const analysis = analyseSliceTrace(trace, opts);
   analysis.file = relative(dir, tracePath);
   // The tracefs text of the same buffers, analysed as a check of the printer (µs timestamps).
-  const tracefsPath = join(raw, "trace-tracefs.txt");
-  const tracefs = tracePath === tracefsPath || !existsSync(tracefsPath) ? null : analyseSliceTrace(parseSliceTrace(readFileSync(tracefsPath, "utf8"), tracefsPath), opts);
-  if (tracefs) tracefs.file = relative(dir, tracefsPath);
+  const tracefsPath = textAt("trace-tracefs.txt");
+  const tracefs = tracefsPath === null || tracePath === tracefsPath ? null : analyseSliceTrace(parseSliceTrace(readText(tracefsPath), tracefsPath), opts);
+  if (tracefs) tracefs.file = relative(dir, tracefsPath!);
   const stats = (n: string) => parseRseqStats(readFileSync(join(raw, n), "utf8"), join(raw, n));
   const statsDelta = diffRseqStats(stats("rseq-stats-before.txt"), stats("rseq-stats-after.txt"));
   const checks = crossCheck(analysis, statsDelta);
