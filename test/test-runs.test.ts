@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dataSnapshot, snapshotChanges, type TestSummary } from "../src/testing/reporter.js";
-import { cacheClass, closingLines, readTestRuns, README_BEGIN, README_END, skipSummaryLines, timesTable, withTimesTable, type TestRunRecord } from "../src/testing/runs.js";
+import { cacheClass, reproduceCacheClass, closingLines, readTestRuns, README_BEGIN, README_END, skipSummaryLines, timesTable, withTimesTable, type TestRunRecord } from "../src/testing/runs.js";
 import { repoRoot } from "../src/util/paths.js";
 
 const reporter = join(repoRoot(), "dist", "src", "testing", "reporter.js");
@@ -163,6 +163,18 @@ test("a run's cache class: cold when nothing was cached, warm when prepare built
   assert.equal(cacheClass(prep(true, [step("made")])), "cold");
   assert.equal(cacheClass(prep(false, [step("cached"), step("cached")])), "warm");
   assert.equal(cacheClass(prep(false, [step("cached"), step("made")])), "partial");
+});
+
+test("npm run reproduce's row: the installs as its prepare time, what the clone lacked, its exit status instead of test counts", () => {
+  const r = run({
+    suite: "reproduce", cache: reproduceCacheClass(["node_modules", "dist"]), seconds: { total: 150, prepare: 90, tests: 60 },
+    counts: { tests: 0, pass: 0, fail: 0, skipped: 0, todo: 0 }, prepare: { target: "reproduce (scripts/setup.sh)", cache: "/c", coldAtStart: true, seconds: 90, steps: [] },
+    reproduce: { what: "claims recomputed", missingAtStart: ["node_modules", "dist"] },
+  });
+  assert.equal(timesTable([r]).split("\n")[2], "| `npm run reproduce` | cold | 2.5 min | 1.5 min (installs; the clone lacked node_modules, dist) | exit 0 (claims recomputed) | 0.5–2.3 | 0123456789 | `data/test-runs/a.json` |");
+  assert.equal(reproduceCacheClass([]), "warm");
+  assert.equal(reproduceCacheClass(["tslab-kernel-spec"]), "cold");
+  assert.match(timesTable([{ ...r, suite: "e2e" }]).split("\n")[2]!, /^\| `npm run test:e2e` \|/);
 });
 
 test("README.md's table of times is the one generated from data/test-runs/", () => {

@@ -33,7 +33,8 @@ export function cacheClass(p: PrepareRecord): CacheClass {
 
 export interface TestRunRecord {
   kind: "slicelab-test-run";
-  suite: "test" | "e2e";
+  /** `npm test`, `npm run test:e2e`, or `npm run reproduce` (no tests: its counts are zero, its prepare step is the installs). */
+  suite: "test" | "e2e" | "reproduce";
   /** See cacheClass. */
   cache: CacheClass;
   commit: string;
@@ -54,7 +55,20 @@ export interface TestRunRecord {
   where: { cloneUnder: string; cacheUnder: string };
   /** What else the machine did meanwhile, added by hand to a kept record (the load average at start and end misses it). */
   note?: string;
+  /** `npm run reproduce` only: what it did after the installs, and what the clone lacked at the start. */
+  reproduce?: { what: string; missingAtStart: string[] };
 }
+
+/**
+ * How warm a clone was for `npm run reproduce`: cold when it lacked anything the installs make
+ * (node_modules, dist, the tslab kernel spec), warm otherwise. Debian packages are not looked at: on a
+ * machine that has them already, a "cold" run does not include apt's downloads.
+ */
+export function reproduceCacheClass(missingAtStart: readonly string[]): CacheClass {
+  return missingAtStart.length > 0 ? "cold" : "warm";
+}
+
+const COMMAND: Record<TestRunRecord["suite"], string> = { test: "npm test", e2e: "npm run test:e2e", reproduce: "npm run reproduce" };
 
 /** The skipped tests grouped by reason, most frequent first: "5 skipped: REASON — file: name; …". */
 export function skipSummaryLines(s: TestSummary): string[] {
@@ -110,7 +124,11 @@ export function timesTable(runs: TestRunRecord[] & { path?: string }[]): string 
   if (ok.length === 0) return "No passing run is recorded yet (`bash scripts/test.sh --record` records one).";
   const rows = ok.map((r) => {
     const made = r.prepare.steps.filter((s) => s.status === "made").map((s) => `${s.step} ${fmtMin(s.seconds)}`);
-    return `| \`npm ${r.suite === "test" ? "test" : "run test:e2e"}\` | ${r.cache} | ${fmtMin(r.seconds.total)} | ${fmtMin(r.seconds.prepare)}${made.length ? ` (${made.join("; ")})` : ""} | ${r.counts.pass} / ${r.counts.fail} / ${r.counts.skipped} | ${r.machine.loadavgStart[0]?.toFixed(1)}–${r.machine.loadavgEnd[0]?.toFixed(1)} | ${r.commit.slice(0, 10)}${r.dirty ? "+dirty" : ""} | \`${r.path}\`${r.note ? ` (${r.note})` : ""} |`;
+    const prepare = r.suite === "reproduce"
+      ? `${fmtMin(r.seconds.prepare)} (installs${r.reproduce && r.reproduce.missingAtStart.length ? `; the clone lacked ${r.reproduce.missingAtStart.join(", ")}` : ""})`
+      : `${fmtMin(r.seconds.prepare)}${made.length ? ` (${made.join("; ")})` : ""}`;
+    const counts = r.suite === "reproduce" ? `exit ${r.exitStatus} (${r.reproduce?.what ?? "no tests"})` : `${r.counts.pass} / ${r.counts.fail} / ${r.counts.skipped}`;
+    return `| \`${COMMAND[r.suite]}\` | ${r.cache} | ${fmtMin(r.seconds.total)} | ${prepare} | ${counts} | ${r.machine.loadavgStart[0]?.toFixed(1)}–${r.machine.loadavgEnd[0]?.toFixed(1)} | ${r.commit.slice(0, 10)}${r.dirty ? "+dirty" : ""} | \`${r.path}\`${r.note ? ` (${r.note})` : ""} |`;
   });
   return [
     "| command | cache | total | prepare (what it built) | pass / fail / skipped | load (start–end) | commit | record |",
