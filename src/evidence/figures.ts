@@ -375,6 +375,14 @@ const PGR = `${MECH}/pg-20261201T224018Z/rows.json`;
 const MH = `${MECH}/host-20261201T184719Z/cells.json`;
 // §8, the plain-TCG contrast: the one plain-TCG micro record against the pooled icount factorial (accelContrastCells, as notebook 07).
 const MT = `${MECH}/20261202T010208Z/rows.json`;
+const MN = `${MECH}/20261202T020227Z/rows.json`;
+const MNT = `${MECH}/20261202T015907Z/rows.json`;
+/** A number of the none/4k/off cell of one record's rows.json text. */
+const noneCell = (f: (c: CellSummary) => number) => (t: string): number => {
+  const c = summariseCells(json(t) as FactorialRow[]).find((x) => x.mode === "none" && x.pages === "4k" && x.extension === "off");
+  if (!c) throw new Error("no cell none/4k/off");
+  return f(c);
+};
 const contrast = (accel: "icount" | "tcg", cell: string, f: (c: ContrastCell) => number) => (_t: string, root: string): number => {
   const p = mechPick(root);
   const tcg = p.tcg.find((g) => g.name === "20261202T010208Z");
@@ -813,6 +821,22 @@ export const FIGURES: FigureEntry[] = [
     ];
   }),
   { doc: R, sentence: "on, 540 of the 548 reserved pages held after start", figure: "540", record: PGR, field: "min hugePagesTaken over huge_pages=on runs", value: (t) => Math.min(...(JSON.parse(t) as { hugePages: string; hugePagesTaken: number }[]).filter((r) => r.hugePages === "on").map((r) => r.hugePagesTaken)) },
+  // §8, none on 6.1 in the VM: the icount record is the noneVm group (20261202T020227Z); the plain-TCG one is read from its own rows.
+  { doc: R, sentence: "`data/runs/mechanism-2026/20261202T020227Z` (3 blocks, 9 runs;", figure: "3 blocks", record: MN, field: "max block", value: (t) => Math.max(...(json(t) as { block: number }[]).map((r) => r.block)) },
+  { doc: R, sentence: "`data/runs/mechanism-2026/20261202T020227Z` (3 blocks, 9 runs;", figure: "9 runs", record: MN, field: "rows of the noneVm group", value: (_t, root) => microRows(root, "noneVm").length },
+  { doc: R, sentence: "with 4 KB pages 0 of 136 holder preemptions were inside the kernel", figure: "0 of", record: MN, field: "none/4k/off totals.kernel", value: microCell("noneVm", "none/4k/off", (c) => c.totals.kernel) },
+  { doc: R, sentence: "with 4 KB pages 0 of 136 holder preemptions were inside the kernel", figure: "136", record: MN, field: "none/4k/off totals.kernel + totals.atReturn", value: microCell("noneVm", "none/4k/off", (c) => c.totals.kernel + c.totals.atReturn) },
+  { doc: R, sentence: "33 of them at the return from a page fault", figure: "33", record: MN, field: "none/4k/off totals.returnFault", value: microCell("noneVm", "none/4k/off", (c) => c.totals.returnFault) },
+  { doc: R, sentence: "faults under lock 125.0 per 1,000 holds with 4 KB pages, 0.26 with hugetlb and 0.00 with the region pre-faulted", figure: "125.0", record: MN, field: "none/4k/off rates.faultsUnderLock.mean", value: microCell("noneVm", "none/4k/off", (c) => c.rates.faultsUnderLock.mean) },
+  { doc: R, sentence: "faults under lock 125.0 per 1,000 holds with 4 KB pages, 0.26 with hugetlb and 0.00 with the region pre-faulted", figure: "0.26", record: MN, field: "none/hugetlb/off rates.faultsUnderLock.mean", value: microCell("noneVm", "none/hugetlb/off", (c) => c.rates.faultsUnderLock.mean) },
+  { doc: R, sentence: "faults under lock 125.0 per 1,000 holds with 4 KB pages, 0.26 with hugetlb and 0.00 with the region pre-faulted", figure: "0.00", record: MN, field: "none/4k-prefault/off rates.faultsUnderLock.mean", value: microCell("noneVm", "none/4k-prefault/off", (c) => c.rates.faultsUnderLock.mean) },
+  { doc: R, sentence: "`data/runs/mechanism-2026/20261202T015907Z` (2 blocks, 6 runs;", figure: "2 blocks", record: MNT, field: "max block", value: (t) => Math.max(...(json(t) as { block: number }[]).map((r) => r.block)) },
+  { doc: R, sentence: "`data/runs/mechanism-2026/20261202T015907Z` (2 blocks, 6 runs;", figure: "6 runs", record: MNT, field: "rows", value: (t) => (json(t) as unknown[]).length },
+  { doc: R, sentence: "0 of 62 inside the kernel with 4 KB pages, 26 at the return from a page fault", figure: "0 of", record: MNT, field: "none/4k/off totals.kernel", value: noneCell((c) => c.totals.kernel) },
+  { doc: R, sentence: "0 of 62 inside the kernel with 4 KB pages, 26 at the return from a page fault", figure: "62", record: MNT, field: "none/4k/off totals.kernel + totals.atReturn", value: noneCell((c) => c.totals.kernel + c.totals.atReturn) },
+  { doc: R, sentence: "0 of 62 inside the kernel with 4 KB pages, 26 at the return from a page fault", figure: "26", record: MNT, field: "none/4k/off totals.returnFault", value: noneCell((c) => c.totals.returnFault) },
+  { doc: R, sentence: "in 4 of its 6 runs the trace", figure: "4 of", record: MNT, field: "rows with switchesWithoutStack > 0", value: (t) => (json(t) as { switchesWithoutStack: number }[]).filter((r) => r.switchesWithoutStack > 0).length },
+  { doc: R, sentence: "in 4 of its 6 runs the trace", figure: "6 runs", record: MNT, field: "rows", value: (t) => (json(t) as unknown[]).length },
   // §8, the pooled PostgreSQL records: runs and runs per cell.
   { doc: R, sentence: "2 s runs; 26 runs, 3 or 4 in each of the 8 cells", figure: "26 runs", record: PGR, field: "rows of the pooled PostgreSQL group", value: (_t, root) => mechPick(root).pg!.rows.length },
   { doc: R, sentence: "2 s runs; 26 runs, 3 or 4 in each of the 8 cells", figure: "3 or", record: PGR, field: "min runs over summarisePgCells of the pooled group", value: pgCellRuns("min") },
@@ -941,6 +965,11 @@ export const NOT_MEASURED: NotMeasured[] = [
   { doc: R, sentence: "Linux 7.2.13 (`slice-ext + vm`", figure: "7.2", why: "the kernel version" },
   { doc: R, sentence: "off/on, 0.5 s runs", figure: "0.5", why: "the run length the factorial was given (a setting)" },
   { doc: R, sentence: "1 vCPU as the 7.2 factorial above", figure: "7.2", why: "the kernel version" },
+  { doc: R, sentence: "the micro shape and 1 vCPU of the 7.2 factorial", figure: "7.2", why: "the kernel version" },
+  { doc: R, sentence: "on Linux 6.1 in the VM", figure: "6.1", why: "the kernel version" },
+  { doc: R, sentence: "the 6.1.176 tree built", figure: "6.1", why: "the kernel version" },
+  { doc: R, sentence: "linux-6.1.176-1", figure: "6.1", why: "part of a path" },
+  { doc: R, sentence: "(6.1 has none)", figure: "6.1", why: "the kernel version" },
 ];
 
 /** Markdown as the figure check reads it: ** and ` dropped, runs of whitespace as one space. */
