@@ -233,9 +233,18 @@ function scratch() {
   mkdirSync(tree);
   writeFileSync(join(tree, "Makefile"), "VERSION = 9\nPATCHLEVEL = 9\nSUBLEVEL = 9\nEXTRAVERSION = -slicelabtest\n");
   const cache = join(dir, "cache");
+  // buildDirFor reads the cache from the environment: point it at the scratch cache for this one
+  // call, then put back what the suite runs with (deleting it sent later tests of this file to
+  // ~/.cache/slicelab, which a cold-cache run under another SLICELAB_CACHE caught).
+  const saved = process.env.SLICELAB_CACHE;
   process.env.SLICELAB_CACHE = cache;
-  const buildDir = buildDirFor(treeAt(tree), DEFAULT_FRAGMENTS.map(fragmentPath));
-  delete process.env.SLICELAB_CACHE;
+  let buildDir: string;
+  try {
+    buildDir = buildDirFor(treeAt(tree), DEFAULT_FRAGMENTS.map(fragmentPath));
+  } finally {
+    if (saved === undefined) delete process.env.SLICELAB_CACHE;
+    else process.env.SLICELAB_CACHE = saved;
+  }
   const pkgRoot = join(dir, "pkg");
   mkdirSync(join(pkgRoot, "DEBIAN"), { recursive: true });
   mkdirSync(join(pkgRoot, "boot"));
@@ -266,6 +275,22 @@ function scratch() {
   writeFileSync(join(sysroot, "proc", "cmdline"), "BOOT_IMAGE=/vmlinuz-6.1.0-21-amd64 root=/dev/vda ro quiet\n");
   return { dir, tree, cache, deb, sysroot };
 }
+
+test("the scratch cache leaves SLICELAB_CACHE as the suite set it (set or unset)", () => {
+  const saved = process.env.SLICELAB_CACHE;
+  try {
+    for (const value of ["/var/tmp/slicelab-suite-cache", undefined]) {
+      if (value === undefined) delete process.env.SLICELAB_CACHE;
+      else process.env.SLICELAB_CACHE = value;
+      const s = scratch();
+      rmSync(s.dir, { recursive: true, force: true });
+      assert.equal(process.env.SLICELAB_CACHE, value);
+    }
+  } finally {
+    if (saved === undefined) delete process.env.SLICELAB_CACHE;
+    else process.env.SLICELAB_CACHE = saved;
+  }
+});
 
 test("kernel install (no --yes) prints the plan and changes nothing; --yes refuses", () => {
   const s = scratch();
