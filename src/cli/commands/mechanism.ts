@@ -109,6 +109,32 @@ export function writeAnalysis(dir: string, rows: readonly MechanismRow[]): { ans
   return { answer };
 }
 
+/** What both mechanism runners' records share: the run's command, times, loads and design, the VM and the kernel. */
+function runHead(
+  ctx: RunContext,
+  r: { vm: unknown; kernelRelease: unknown; guest: { configSha256?: unknown } },
+  o: { kernel: string; rec?: Pick<KernelBuildRecord, "version" | "bzImageSha256" | "configSha256"> },
+) {
+  return {
+    command: ctx.command,
+    started: ctx.started,
+    ended: ctx.ended,
+    loadStart: ctx.loadStart,
+    loadEnd: ctx.loadEnd,
+    design: ctx.design,
+    vm: r.vm,
+    kernel: { release: r.kernelRelease, bzImage: o.kernel, build: o.rec ? { version: o.rec.version, bzImageSha256: o.rec.bzImageSha256, configSha256: o.rec.configSha256 } : null, guestConfigSha256: r.guest.configSha256 },
+  };
+}
+
+/** Writes a run's rows (JSON and CSV) and its provenance into DIR. */
+function writeRunFiles(dir: string, rows: unknown, csv: string, provenance: Record<string, unknown>): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileAtomic(join(dir, "rows.json"), `${JSON.stringify(rows, null, 2)}\n`);
+  writeFileAtomic(join(dir, "rows.csv"), csv);
+  writeFileAtomic(join(dir, "provenance.json"), `${JSON.stringify(provenance, null, 2)}\n`);
+}
+
 /**
  * Writes a micro mechanism record into DIR: rows.json, rows.csv, provenance.json
  * (with the command, times, loads and design of the run), cells, predictions and
@@ -120,36 +146,19 @@ export function writeMicroRecord(
   ctx: RunContext,
   o: { host: boolean; accel: string; kernel: string; rec?: Pick<KernelBuildRecord, "version" | "bzImageSha256" | "configSha256"> },
 ): { answer: string } {
-  mkdirSync(dir, { recursive: true });
-  writeFileAtomic(join(dir, "rows.json"), `${JSON.stringify(r.rows, null, 2)}\n`);
-  writeFileAtomic(join(dir, "rows.csv"), rowsCsv(r.rows));
-  writeFileAtomic(
-    join(dir, "provenance.json"),
-    `${JSON.stringify(
-      {
-        what: "mechanism factorial (issue 14): micro-benchmark --fault-in-cs in the VM, holder deschedulings classified from sched_switch kernel stacks",
-        evidence: o.host ? "this machine's kernel (no VM; a shared host: other jobs ran too)" : o.accel === "kvm" ? "KVM guest" : "TCG functional evidence: counts of where preemptions land; times are emulated",
-        command: ctx.command,
-        started: ctx.started,
-        ended: ctx.ended,
-        loadStart: ctx.loadStart,
-        loadEnd: ctx.loadEnd,
-        design: ctx.design,
-        vm: r.vm,
-        kernel: { release: r.kernelRelease, bzImage: o.kernel, build: o.rec ? { version: o.rec.version, bzImageSha256: o.rec.bzImageSha256, configSha256: o.rec.configSha256 } : null, guestConfigSha256: r.guest.configSha256 },
-        guest: r.guest,
-        shape: r.shape,
-        plan: r.plan,
-        failed: r.failed,
-        micro: r.micro,
-        rawDir: r.rawDir,
-        kit: kitInfo(),
-        host: hostInfo(),
-      },
-      null,
-      2,
-    )}\n`,
-  );
+  writeRunFiles(dir, r.rows, rowsCsv(r.rows), {
+    what: "mechanism factorial (issue 14): micro-benchmark --fault-in-cs in the VM, holder deschedulings classified from sched_switch kernel stacks",
+    evidence: o.host ? "this machine's kernel (no VM; a shared host: other jobs ran too)" : o.accel === "kvm" ? "KVM guest" : "TCG functional evidence: counts of where preemptions land; times are emulated",
+    ...runHead(ctx, r, o),
+    guest: r.guest,
+    shape: r.shape,
+    plan: r.plan,
+    failed: r.failed,
+    micro: r.micro,
+    rawDir: r.rawDir,
+    kit: kitInfo(),
+    host: hostInfo(),
+  });
   const res = writeAnalysis(dir, r.rows);
   writeMechanismEnvelope(dir);
   return res;
@@ -273,36 +282,19 @@ export function writePgRecord(
   ctx: RunContext,
   o: { accel: string; kernel: string; rec?: Pick<KernelBuildRecord, "version" | "bzImageSha256" | "configSha256">; bin: string; build: unknown },
 ): { answer: string } {
-  mkdirSync(dir, { recursive: true });
-  writeFileAtomic(join(dir, "rows.json"), `${JSON.stringify(r.rows, null, 2)}\n`);
-  writeFileAtomic(join(dir, "rows.csv"), pgRowsCsv(r.rows));
-  writeFileAtomic(
-    join(dir, "provenance.json"),
-    `${JSON.stringify(
-      {
-        what: "mechanism factorial (issue 14) on PostgreSQL 18, diag build: faults and involuntary switches inside spin-style lock holds (getrusage), preempted holders classified from sched_switch kernel stacks",
-        evidence: o.accel === "kvm" ? "KVM guest" : "TCG functional evidence: counts; times and tps are emulated, and the diag build's two getrusage calls per hold slow the server",
-        command: ctx.command,
-        started: ctx.started,
-        ended: ctx.ended,
-        loadStart: ctx.loadStart,
-        loadEnd: ctx.loadEnd,
-        design: ctx.design,
-        vm: r.vm,
-        kernel: { release: r.kernelRelease, bzImage: o.kernel, build: o.rec ? { version: o.rec.version, bzImageSha256: o.rec.bzImageSha256, configSha256: o.rec.configSha256 } : null, guestConfigSha256: r.guest.configSha256 },
-        postgres: { bin: o.bin, build: o.build },
-        guest: r.guest,
-        shape: r.shape,
-        plan: r.plan,
-        failed: r.failed,
-        rawDir: r.rawDir,
-        kit: kitInfo(),
-        host: hostInfo(),
-      },
-      null,
-      2,
-    )}\n`,
-  );
+  writeRunFiles(dir, r.rows, pgRowsCsv(r.rows), {
+    what: "mechanism factorial (issue 14) on PostgreSQL 18, diag build: faults and involuntary switches inside spin-style lock holds (getrusage), preempted holders classified from sched_switch kernel stacks",
+    evidence: o.accel === "kvm" ? "KVM guest" : "TCG functional evidence: counts; times and tps are emulated, and the diag build's two getrusage calls per hold slow the server",
+    ...runHead(ctx, r, o),
+    postgres: { bin: o.bin, build: o.build },
+    guest: r.guest,
+    shape: r.shape,
+    plan: r.plan,
+    failed: r.failed,
+    rawDir: r.rawDir,
+    kit: kitInfo(),
+    host: hostInfo(),
+  });
   const res = writePgAnalysis(dir, r.rows);
   writeMechanismEnvelope(dir);
   return res;
