@@ -10,7 +10,9 @@ import { withCluster } from "../src/postgres/cluster.js";
 import { PG_USER } from "../src/postgres/user.js";
 import { prepareCollectors, startCollectors, stopCollectors } from "../src/collect/index.js";
 import { parseActivityJson, summarizePgWaits, type PgWaitsSummary } from "../src/collect/pg-waits.js";
-import { backendKind, parseStatusSwitches, type CtxswResult } from "../src/collect/ctxsw.js";
+import { backendKind, createCtxswCollector, parseStatusSwitches, type CtxswResult } from "../src/collect/ctxsw.js";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 
 const bin = debianBinDir(15);
 
@@ -42,6 +44,41 @@ test("helpers: activity JSON, wait summary, /proc status, process titles", () =>
   assert.equal(backendKind("postgres: slicelab postgres 127.0.0.1(41234) SELECT\0\0"), "client backend");
   assert.equal(backendKind("postgres: checkpointer "), "checkpointer");
   assert.equal(backendKind("postgres: logical replication launcher "), "logical replication launcher");
+});
+
+test("ctxsw: a backend first seen before it set its title (the postmaster's command line) is classified once it has one", async () => {
+  // A fake /proc: pid 101 is sampled between fork and its first process title, as happens under load
+  // (seen: a 2 s sysbench workload at a load of 4–6 counted fewer than its 8 client backends).
+  const root = mkdtempSync(join(tmpdir(), "slicelab-ctxsw-"));
+  try {
+    const put = (pid: string, cmdline: string, vol: number, nonvol: number) => {
+      mkdirSync(join(root, pid), { recursive: true });
+      writeFileSync(join(root, pid, "status"), `Name:\tpostgres\nvoluntary_ctxt_switches:\t${vol}\nnonvoluntary_ctxt_switches:\t${nonvol}\n`);
+      writeFileSync(join(root, pid, "cmdline"), cmdline);
+    };
+    put("self", "node\0", 1, 1);
+    put("101", "/usr/lib/postgresql/15/bin/postgres\0-D\0/data\0", 0, 0);
+    put("102", "postgres: checkpointer \0", 5, 1);
+    const c = createCtxswCollector({ intervalMs: 10, procRoot: root });
+    assert.deepEqual(await c.check(), { ok: true });
+    const runDir = join(root, "run");
+    mkdirSync(runDir);
+    const ctx = { runDir, query: async () => "", pids: async () => [101, 102] };
+    await c.start(ctx);
+    put("101", "postgres: slicelab bench [local] SELECT\0\0", 40, 3);
+    put("102", "postgres: checkpointer \0", 9, 1);
+    await new Promise((r) => setTimeout(r, 50));
+    put("102", "postgres: slicelab bench [local] idle\0", 9, 1); // a kind once known is kept
+    const out = await c.stop(ctx);
+    const r = out.parsed as CtxswResult;
+    assert.deepEqual(r.byKind, [
+      { kind: "checkpointer", processes: 1, voluntary: 4, nonvoluntary: 0 },
+      { kind: "client backend", processes: 1, voluntary: 40, nonvoluntary: 3 },
+    ]);
+    assert.deepEqual(JSON.parse(readFileSync(join(runDir, "ctxsw.json"), "utf8")), r);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
 
 test("pg-waits and ctxsw during pgbench -S with 4 clients", { skip: !existsSync(join(bin, "pgbench")) && `no ${bin}/pgbench` }, async () => {

@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { dataSnapshot, snapshotChanges, type TestSummary } from "../src/testing/reporter.js";
+import { dataSnapshot, failureMessage, snapshotChanges, type TestSummary } from "../src/testing/reporter.js";
 import { cacheClass, reproduceCacheClass, closingLines, readTestRuns, README_BEGIN, README_END, skipSummaryLines, timesTable, withTimesTable, type TestRunRecord } from "../src/testing/runs.js";
 import { repoRoot } from "../src/util/paths.js";
 
@@ -43,19 +43,21 @@ test("reporter: counts, every skip with its file and reason, and the data/ guard
   const dir = scratchRepo({
     "a.test.mjs": `import { test } from "node:test";\ntest("ok", () => {});\ntest("needs tracefs", { skip: "tracefs is not mounted" }, () => {});\ntest("inner skip", (t) => { t.skip("no kernel with the feature"); });\n`,
     "b.test.mjs": `import { test } from "node:test";\nimport { writeFileSync } from "node:fs";\ntest("writes evidence", () => { writeFileSync("data/committed.txt", "changed\\n"); writeFileSync("data/new.json", "{}"); });\n`,
-    "c.test.mjs": `import { test } from "node:test";\ntest("fails", () => { throw new Error("x"); });\n`,
+    "c.test.mjs": `import { test } from "node:test";\nimport assert from "node:assert/strict";\ntest("fails", () => { throw new Error("x"); });\ntest("asserts", () => { assert.ok(0 > 1, "client backends: expected ≥ 8, found 7"); });\n`,
   });
   try {
     const { summary, status } = runWithReporter(dir, ["a.test.mjs", "b.test.mjs", "c.test.mjs"]);
     assert.notEqual(status, 0);
     // b's own test passes, but the file fails: the guard set its exit status (node counts that as a failure).
-    assert.deepEqual(summary.counts, { tests: 6, pass: 2, fail: 2, skipped: 2, todo: 0 });
+    assert.deepEqual(summary.counts, { tests: 7, pass: 2, fail: 3, skipped: 2, todo: 0 });
     assert.deepEqual(summary.skipped.map((s) => [s.file, s.name, s.reason]), [
       ["a.test.mjs", "needs tracefs", "tracefs is not mounted"],
       ["a.test.mjs", "inner skip", "no kernel with the feature"],
     ]);
-    assert.deepEqual(summary.failed.map((f) => f.file).sort(), ["b.test.mjs", "c.test.mjs"]);
-    assert.ok(summary.failed.some((f) => f.file === "c.test.mjs" && f.name === "fails"));
+    assert.deepEqual(summary.failed.map((f) => f.file).sort(), ["b.test.mjs", "c.test.mjs", "c.test.mjs"]);
+    // Each failure keeps its message (not the stack), so a run record says why after the log is gone.
+    assert.equal(summary.failed.find((f) => f.name === "fails")?.message, "x");
+    assert.equal(summary.failed.find((f) => f.name === "asserts")?.message, "client backends: expected ≥ 8, found 7");
     assert.equal(summary.dataGuard.ran, true);
     assert.equal(summary.dataGuard.violations.length, 1);
     assert.equal(summary.dataGuard.violations[0]!.file, "b.test.mjs");
@@ -181,4 +183,17 @@ test("README.md's table of times is the one generated from data/test-runs/", () 
   const readme = readFileSync(join(repoRoot(), "README.md"), "utf8");
   const runs = readTestRuns(join(repoRoot(), "data", "test-runs"));
   assert.equal(withTimesTable(readme, timesTable(runs)), readme, "stale: run node dist/scripts/test-summary.js readme");
+});
+
+test("failureMessage: the wrapped error's message without its stack, clipped to 12 lines", () => {
+  const inner = new Error("first\nsecond");
+  inner.stack = "Error: first\nsecond\n    at f (x.js:1:1)";
+  assert.equal(failureMessage(Object.assign(new Error("test failed"), { cause: inner })), "first\nsecond");
+  assert.equal(failureMessage(new TypeError("no such thing")), "TypeError: no such thing");
+  assert.equal(failureMessage({ message: "plain object" }), "plain object");
+  assert.equal(failureMessage(undefined), "undefined");
+  const long = failureMessage(new Error(Array.from({ length: 20 }, (_, i) => `line ${i}\n    at g (y.js:${i}:1)`).join("\n")));
+  assert.equal(long.split("\n").length, 13);
+  assert.match(long, /^line 0\n/);
+  assert.match(long, /… \(8 more lines\)$/);
 });

@@ -103,7 +103,16 @@ export function createCtxswCollector(opts: CtxswOptions = {}): Collector {
       if (s) {
         s.last = sw;
         s.samples++;
-        // a backend's title changes (idle/active); keep the first client-backend classification
+        // A backend's title changes (idle/active): a classified process keeps its kind. One seen
+        // between fork and its first title (still the postmaster's command line, "other") is
+        // classified again: under load that window is long enough for a sample to land in it.
+        if (s.kind === "other") {
+          const kind = backendKind(cmdline);
+          if (kind !== "other") {
+            s.kind = kind;
+            s.cmdline = cmdline.replace(/\0/g, " ").trim();
+          }
+        }
       } else {
         const zero = { voluntary: 0, nonvoluntary: 0 };
         seen.set(pid, { pid, kind: backendKind(cmdline), cmdline: cmdline.replace(/\0/g, " ").trim(), base: first ? sw : zero, last: sw, samples: 1 });

@@ -32,7 +32,8 @@ export interface TestSummary {
   kind: "slicelab-test-summary";
   counts: { tests: number; pass: number; fail: number; skipped: number; todo: number };
   skipped: SkippedTest[];
-  failed: { file: string; name: string }[];
+  /** Each failed test with the first lines of its error (the assertion's message, not the stack). */
+  failed: { file: string; name: string; message?: string }[];
   dataGuard: { ran: boolean; reason: string | null; violations: DataGuardViolation[] };
 }
 
@@ -68,7 +69,24 @@ interface TestEventData {
   nesting?: number;
   skip?: string | boolean;
   todo?: string | boolean;
-  details?: { type?: string };
+  details?: { type?: string; error?: unknown };
+}
+
+/**
+ * The message of a failed test's error, without the stack: node:test wraps the thrown error
+ * (ERR_TEST_FAILURE) and keeps it as `cause`. At most 12 lines and 2,000 characters, so that a run
+ * record says why a test failed after the log is gone.
+ */
+export function failureMessage(error: unknown): string {
+  const inner = error && typeof error === "object" && "cause" in error && (error as { cause?: unknown }).cause !== undefined ? (error as { cause: unknown }).cause : error;
+  let text: string;
+  if (inner instanceof Error) text = `${inner.name === "Error" || inner.name === "AssertionError" ? "" : `${inner.name}: `}${inner.message}`;
+  else if (inner && typeof inner === "object" && "message" in inner) text = String((inner as { message: unknown }).message);
+  else text = String(inner);
+  const lines = text.split("\n").filter((l) => !/^\s+at /.test(l));
+  const kept = lines.slice(0, 12).join("\n");
+  const clipped = kept.length > 2000 ? `${kept.slice(0, 2000)}…` : kept;
+  return lines.length > 12 ? `${clipped}\n… (${lines.length - 12} more lines)` : clipped;
 }
 
 export default async function* reporter(source: AsyncIterable<{ type: string; data: TestEventData }>): AsyncGenerator<string> {
@@ -99,7 +117,7 @@ export default async function* reporter(source: AsyncIterable<{ type: string; da
       summary.counts.pass++;
     } else {
       summary.counts.fail++;
-      summary.failed.push({ file: rel(d.file), name: d.name ?? "" });
+      summary.failed.push({ file: rel(d.file), name: d.name ?? "", message: failureMessage(d.details?.error) });
     }
   }
   if (summary.dataGuard.ran && guardOut && existsSync(join(guardOut, "violations.jsonl"))) {
