@@ -16,7 +16,8 @@ import {
   welchVerdict,
   type VerdictRule,
 } from "../src/stats/index.js";
-import { parseTimes, syntheticSides } from "../src/bench/compare-scaling.js";
+import { parseTimes, scalingEnvelope, scalingVerdict, syntheticSides, type ScalingResult } from "../src/bench/compare-scaling.js";
+import { validateRecord } from "../src/record/format.js";
 
 const dir = join(repoRoot(), "test", "fixtures", "compare");
 const load = (name: string): number[] => readTpsFile(join(dir, `${name}.csv`));
@@ -138,4 +139,55 @@ test("compare-scaling: synthetic sides are seeded and `times` output is read as 
   assert.equal(parseTimes("0m0.010s 0m0.002s\n0m1.250s 0m0.125s\n"), 1.375);
   assert.equal(parseTimes("1m2.000s 0m0.500s\n"), 62.5);
   assert.equal(parseTimes("garbage"), null);
+});
+
+function scalingResult(over: Partial<ScalingResult>): ScalingResult {
+  return {
+    kind: "compare-scaling",
+    command: "slicelab compare A.csv B.csv --resamples 10000 --json (fresh node process per measurement)",
+    sizes: [1000, 10000],
+    resamples: 10000,
+    repeats: 3,
+    rows: [],
+    ratio10kOver1kWall: 3.4,
+    ratio10kOver1kCpu: 3.3,
+    time10kS: 1.72,
+    goals: { ratioMax: 4, time10kMaxS: 2, note: "" },
+    parts: { runsPerSide: 10000, seconds: {} },
+    loadAverageBefore: [0.2, 0.1, 0.1],
+    loadAverageAfter: [0.4, 0.2, 0.1],
+    host: { hostname: "h", cpuModel: "AMD EPYC", cpus: 2, memoryBytes: 1 << 30, governor: null },
+    kit: { commit: "0123456789abcdef0123456789abcdef01234567", dirty: false, node: "v20" },
+    startedAt: "2026-12-02T06:18:31.000Z",
+    ...over,
+  };
+}
+
+test("scalingVerdict: each goal met or not from the record's figures, and whether the machine was quiet", () => {
+  const q = scalingVerdict(scalingResult({}));
+  assert.equal(q.verdict, "both goals met");
+  assert.equal(q.quiet, true);
+  assert.match(q.reason, /ratio 10,000\/1,000 runs 3.4 \(goal ≤ 4: met\); 2 × 10,000 runs with 10000 resamples 1.72 s \(goal < 2 s: met\); on a quiet machine/);
+  const loaded = scalingVerdict(scalingResult({ loadAverageBefore: [3.11, 2, 1], loadAverageAfter: [3.35, 2, 1] }));
+  assert.equal(loaded.quiet, false);
+  assert.match(loaded.reason, /a loaded machine \(1-minute load 3.11 before, 3.35 after, 2 CPUs\): load only slows/);
+  const slow = scalingVerdict(scalingResult({ time10kS: 4.317, ratio10kOver1kWall: 4.483, loadAverageBefore: [1.34, 1, 1], loadAverageAfter: [2.04, 1, 1] }));
+  assert.equal(slow.verdict, "neither goal met");
+  assert.match(slow.reason, /4.317 s \(goal < 2 s: not met\).*not settled for a quiet machine/);
+  assert.equal(scalingVerdict(scalingResult({ time10kS: 2.0 })).verdict, "one goal met", "2.0 s is not under 2 s");
+  assert.equal(scalingVerdict(scalingResult({ ratio10kOver1kWall: null })).verdict, "not measured");
+});
+
+test("scalingEnvelope: a valid record.json; records made before argv/endedAt say so instead of guessing", () => {
+  const env = scalingEnvelope(scalingResult({ argv: ["node", "dist/src/bench/compare-scaling.js", "--record", "data/runs/compare-scaling"], endedAt: "2026-12-02T06:19:00.000Z", kernelRelease: "6.18.0" }), ["result.json"]);
+  const text = JSON.stringify(env, null, 2);
+  validateRecord(JSON.parse(text), "record.json", text);
+  assert.deepEqual(env.command, ["node", "dist/src/bench/compare-scaling.js", "--record", "data/runs/compare-scaling"]);
+  assert.equal(env.ended, "2026-12-02T06:19:00.000Z");
+  assert.match(String(env.concurrent), /^1-minute load average 0.2 before and 0.4 after/);
+  assert.deepEqual(env.analysis, { verdict: "both goals met", reason: scalingVerdict(scalingResult({})).reason, file: "result.json" });
+  const old = scalingEnvelope(scalingResult({}), ["result.json"]);
+  validateRecord(JSON.parse(JSON.stringify(old)), "record.json", JSON.stringify(old));
+  assert.deepEqual(old.command, { unknown: "not recorded by compare-scaling before 2026-12-02" });
+  assert.deepEqual(old.ended, { unknown: "not recorded by compare-scaling before 2026-12-02" });
 });

@@ -6,6 +6,7 @@
  *
  *   node dist/src/bench/compare-scaling.js [--sizes 1000,3000,10000] [--resamples 10000]
  *        [--repeats 3] [--record DIR] [--json]
+ *   node dist/src/bench/compare-scaling.js --envelope DIR   (record.json again from DIR/result.json)
  *
  * Prints the ratio time(10,000 runs) / time(1,000 runs) (goal ≤ 4) and the time of
  * 2 × 10,000 runs with 10,000 resamples (goal < 2 s on a quiet machine), with the
@@ -14,7 +15,7 @@
  * recorded beside them.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -32,7 +33,9 @@ import {
   summary,
   welchTTest,
 } from "../stats/index.js";
+import { release } from "node:os";
 import { hostInfo, kitInfo, loadAverage } from "./provenance.js";
+import { RECORD_FORMAT, unknown, writeRecord, type RecordEnvelope } from "../record/format.js";
 import { repoRoot } from "../util/paths.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { UserError } from "../util/errors.js";
@@ -137,6 +140,12 @@ export interface ScalingResult {
   host: ReturnType<typeof hostInfo>;
   kit: ReturnType<typeof kitInfo>;
   startedAt: string;
+  /** When the measurements ended (absent in records made before 2026-12-02). */
+  endedAt?: string;
+  /** The benchmark's own command line (absent in records made before 2026-12-02). */
+  argv?: string[];
+  /** The host kernel's release (absent in records made before 2026-12-02). */
+  kernelRelease?: string;
 }
 
 /** Runs the benchmark: `repeats` CLI runs per size, the parts at the largest size. */
@@ -196,7 +205,83 @@ export function runCompareScaling(opts: { sizes: number[]; resamples: number; re
     host: hostInfo(),
     kit: kitInfo(),
     startedAt,
+    endedAt: new Date().toISOString(),
+    kernelRelease: release(),
   };
+}
+
+/** 1-minute load per CPU above which the machine is not called quiet (the goals are for a quiet one). */
+export const QUIET_LOAD_PER_CPU = 0.25;
+
+/**
+ * The verdict on the two goals of issue 16, from the record alone: each goal "met" or "not met" with
+ * its measured figure, and whether the machine was quiet (1-minute load before and after at most
+ * QUIET_LOAD_PER_CPU per CPU). A goal met on a loaded machine is met (load only slows); a goal not met
+ * on a loaded machine is not settled for a quiet one, and the reason says so.
+ */
+export function scalingVerdict(r: ScalingResult): { verdict: string; reason: string; ratioMet: boolean | null; timeMet: boolean | null; quiet: boolean } {
+  const ratioMet = r.ratio10kOver1kWall === null ? null : r.ratio10kOver1kWall <= r.goals.ratioMax;
+  const timeMet = r.time10kS === null ? null : r.time10kS < r.goals.time10kMaxS;
+  const worstLoad = Math.max(r.loadAverageBefore[0], r.loadAverageAfter[0]);
+  const quiet = worstLoad <= QUIET_LOAD_PER_CPU * r.host.cpus;
+  const word = (m: boolean | null) => (m === null ? "not measured" : m ? "met" : "not met");
+  const verdict = ratioMet === true && timeMet === true ? "both goals met" : ratioMet === null || timeMet === null ? "not measured" : ratioMet || timeMet ? "one goal met" : "neither goal met";
+  const machine = quiet
+    ? `a quiet machine (1-minute load ${r.loadAverageBefore[0]} before, ${r.loadAverageAfter[0]} after, ${r.host.cpus} CPUs)`
+    : `a loaded machine (1-minute load ${r.loadAverageBefore[0]} before, ${r.loadAverageAfter[0]} after, ${r.host.cpus} CPUs)${ratioMet === false || timeMet === false ? ": a goal not met here is not settled for a quiet machine" : ": load only slows the runs, so a goal met here holds on a quiet one"}`;
+  const reason = `wall-time ratio 10,000/1,000 runs ${r.ratio10kOver1kWall ?? "n/a"} (goal ≤ ${r.goals.ratioMax}: ${word(ratioMet)}); 2 × 10,000 runs with ${r.resamples} resamples ${r.time10kS ?? "n/a"} s (goal < ${r.goals.time10kMaxS} s: ${word(timeMet)}); on ${machine}; CPU: ${r.host.cpuModel ?? "unknown"}`;
+  return { verdict, reason, ratioMet, timeMet, quiet };
+}
+
+/** The record envelope (record.json) of a compare-scaling result in `dir`. */
+export function scalingEnvelope(r: ScalingResult, files: string[]): RecordEnvelope {
+  const v = scalingVerdict(r);
+  const old = "not recorded by compare-scaling before 2026-12-02";
+  return {
+    format: RECORD_FORMAT,
+    study: "compare-scaling",
+    title: `slicelab compare: time against runs per side (${r.sizes.join(", ")}) with ${r.resamples} resamples, median of ${r.repeats}`,
+    environment: { kind: "host", detail: `on the host ${r.host.hostname} (${r.host.cpus} CPUs, ${r.host.cpuModel ?? "CPU model unknown"})` },
+    design: { sizes: r.sizes, resamples: r.resamples, repeats: r.repeats, samples: "syntheticSides(n, seed 7): A ≈ 70,000 tps (SD ≈ 300), B 0.14% higher (SD ≈ 250)", measured: r.command },
+    command: r.argv ?? unknown(old),
+    kit: { commit: r.kit.commit ?? unknown("git rev-parse failed"), dirty: r.kit.dirty ?? unknown("git status failed") },
+    host: {
+      hostname: r.host.hostname,
+      cpuModel: r.host.cpuModel ?? unknown("/proc/cpuinfo has no model name"),
+      cpus: r.host.cpus,
+      memoryBytes: r.host.memoryBytes,
+    },
+    kernel: {
+      release: r.kernelRelease ?? unknown(old),
+      configSha256: unknown("not relevant to a user-space statistics benchmark; not recorded"),
+      preemptMode: unknown("not relevant to a user-space statistics benchmark; not recorded"),
+      sliceExtension: unknown("not relevant to a user-space statistics benchmark; not recorded"),
+    },
+    glibc: unknown("not recorded (Node.js only)"),
+    postgres: { version: unknown("no PostgreSQL in this benchmark"), build: unknown("no PostgreSQL in this benchmark"), patch: unknown("no PostgreSQL in this benchmark") },
+    started: r.startedAt,
+    ended: r.endedAt ?? unknown(old),
+    concurrent: `1-minute load average ${r.loadAverageBefore[0]} before and ${r.loadAverageAfter[0]} after (5-minute ${r.loadAverageBefore[1]} → ${r.loadAverageAfter[1]}) on ${r.host.cpus} CPUs; ${v.quiet ? "a quiet machine" : "other work was running"}`,
+    files,
+    derivedFrom: [],
+    analysis: { verdict: v.verdict, reason: v.reason, file: "result.json" },
+    notes: [`written by compare-scaling (src/bench/compare-scaling.ts) from result.json; \`node dist/src/bench/compare-scaling.js --envelope DIR\` writes it again`],
+  };
+}
+
+/** Writes DIR/record.json from DIR/result.json (also for records made before the envelope existed). */
+export function writeScalingEnvelope(dir: string): RecordEnvelope {
+  const file = join(dir, "result.json");
+  let r: ScalingResult;
+  try {
+    r = JSON.parse(readFileSync(file, "utf8")) as ScalingResult;
+  } catch (err) {
+    throw new UserError(`${file}: expected a compare-scaling result (JSON), found ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (r.kind !== "compare-scaling") throw new UserError(`${file}: expected "kind": "compare-scaling", found ${JSON.stringify(r.kind)}`);
+  const env = scalingEnvelope(r, ["result.json"]);
+  writeRecord(dir, env);
+  return env;
 }
 
 /** The human-readable lines. */
@@ -229,25 +314,35 @@ async function main(): Promise<void> {
       resamples: { type: "string", default: "10000" },
       repeats: { type: "string", default: "3" },
       record: { type: "string" },
+      envelope: { type: "string" },
       json: { type: "boolean", default: false },
     },
   });
+  if (values.envelope !== undefined) {
+    const env = writeScalingEnvelope(values.envelope);
+    process.stdout.write(`compare-scaling: wrote ${join(values.envelope, "record.json")}: ${env.analysis && "verdict" in env.analysis ? `${env.analysis.verdict}: ${env.analysis.reason}` : ""}\n`);
+    return;
+  }
   const sizes = values.sizes!.split(",").map((s) => positiveInt("sizes", s.trim()));
   if (sizes.some((n) => n < 2)) throw new UserError("--sizes: every size must be at least 2");
-  const r = runCompareScaling({
-    sizes,
-    resamples: positiveInt("resamples", values.resamples!),
-    repeats: positiveInt("repeats", values.repeats!),
-  });
+  const r: ScalingResult = {
+    ...runCompareScaling({
+      sizes,
+      resamples: positiveInt("resamples", values.resamples!),
+      repeats: positiveInt("repeats", values.repeats!),
+    }),
+    argv: ["node", "dist/src/bench/compare-scaling.js", ...process.argv.slice(2)],
+  };
   const text = `${JSON.stringify(r, null, 2)}\n`;
   if (values.record !== undefined) {
     const stamp = r.startedAt.replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
     const dir = join(values.record, stamp);
     mkdirSync(dir, { recursive: true });
     writeFileAtomic(join(dir, "result.json"), text);
-    process.stderr.write(`compare-scaling: wrote ${join(dir, "result.json")}\n`);
+    writeScalingEnvelope(dir);
+    process.stderr.write(`compare-scaling: wrote ${join(dir, "result.json")} and record.json\n`);
   }
-  process.stdout.write(values.json ? text : `${formatScaling(r)}\n`);
+  process.stdout.write(values.json ? text : `${formatScaling(r)}\n${scalingVerdict(r).verdict}: ${scalingVerdict(r).reason}\n`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
