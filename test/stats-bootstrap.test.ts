@@ -1,6 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { pathToFileURL } from "node:url";
 import { repoRoot } from "../src/util/paths.js";
 import { readTpsFile } from "../src/cli/commands/compare.js";
 import {
@@ -11,6 +14,8 @@ import {
   quantileSorted,
   splitMix64,
 } from "../src/stats/index.js";
+import { bootstrapThreads, PARALLEL_MIN_DRAWS } from "../src/stats/bootstrap.js";
+import { jumpState, seedState } from "../src/stats/prng.js";
 
 const dir = join(repoRoot(), "test", "fixtures", "compare");
 const A = readTpsFile(join(dir, "rostedt-2023-unpatched.csv"));
@@ -110,4 +115,62 @@ test("bootstrap percentile intervals agree with scipy.stats.bootstrap within Mon
   assert.ok(Math.abs(r.meanDiffPct.hi - scipyDiff[1]!) < 0.005, `diff hi ${r.meanDiffPct.hi}`);
   assert.ok(Math.abs(r.sdRatio.lo - scipyRatio[0]!) < 0.01, `ratio lo ${r.sdRatio.lo}`);
   assert.ok(Math.abs(r.sdRatio.hi - scipyRatio[1]!) < 0.01, `ratio hi ${r.sdRatio.hi}`);
+});
+
+test("jumpState: k steps by matrix powers land where k draws do (0, 1, 2^k ± 1, and a bootstrap chunk start)", () => {
+  const start = seedState(12345);
+  for (const k of [0, 1, 2, 31, 32, 33, 1023, 1024, 1025, 20_000 * 37 + 5]) {
+    const stepped = createRngFromState(start);
+    for (let i = 0; i < k; i++) stepped.nextUint32();
+    const jumped = createRngFromState(jumpState(start, k));
+    const want = Array.from({ length: 4 }, () => stepped.nextUint32());
+    assert.deepEqual(Array.from({ length: 4 }, () => jumped.nextUint32()), want, `jump of ${k}`);
+  }
+  // createRng(seed) starts from seedState(seed).
+  assert.equal(createRng(7).nextUint32(), createRngFromState(seedState(7)).nextUint32());
+  assert.throws(() => jumpState(start, -1), /non-negative safe integer/);
+  assert.throws(() => jumpState(start, 1.5), /non-negative safe integer/);
+});
+
+test("bootstrap in threads: the same replicates bit for bit with 1, 2 and 3 threads (uneven chunks)", () => {
+  const a = readTpsFile(join(repoRoot(), "test", "fixtures", "compare", "rostedt-2023-unpatched.csv"));
+  const b = readTpsFile(join(repoRoot(), "test", "fixtures", "compare", "rostedt-2023-patched.csv"));
+  const one = bootstrapReplicates(a, b, { seed: 3, resamples: 1001, threads: 1 });
+  for (const threads of [2, 3]) {
+    const many = bootstrapReplicates(a, b, { seed: 3, resamples: 1001, threads });
+    assert.deepEqual(Buffer.from(many.meanDiffPct.buffer), Buffer.from(one.meanDiffPct.buffer), `${threads} threads: mean differences`);
+    assert.deepEqual(Buffer.from(many.sdRatio.buffer), Buffer.from(one.sdRatio.buffer), `${threads} threads: SD ratios`);
+    assert.ok(!(many.meanDiffPct.buffer instanceof SharedArrayBuffer), "the caller gets ordinary arrays");
+  }
+  assert.deepEqual(bootstrapCis(a, b, { seed: 3, resamples: 1001, threads: 2 }), bootstrapCis(a, b, { seed: 3, resamples: 1001, threads: 1 }));
+});
+
+test("bootstrapThreads: the option, else SLICELAB_BOOTSTRAP_THREADS, else by the work's size and the CPUs", () => {
+  assert.equal(bootstrapThreads(undefined, PARALLEL_MIN_DRAWS - 1, {}, 8), 1);
+  assert.equal(bootstrapThreads(undefined, PARALLEL_MIN_DRAWS, {}, 2), 2);
+  assert.equal(bootstrapThreads(undefined, PARALLEL_MIN_DRAWS, {}, 16), 4);
+  assert.equal(bootstrapThreads(undefined, PARALLEL_MIN_DRAWS, {}, 1), 1);
+  assert.equal(bootstrapThreads(undefined, 10, { SLICELAB_BOOTSTRAP_THREADS: "3" }, 2), 3);
+  assert.equal(bootstrapThreads(1, PARALLEL_MIN_DRAWS, { SLICELAB_BOOTSTRAP_THREADS: "3" }, 2), 1);
+  assert.throws(() => bootstrapThreads(undefined, 10, { SLICELAB_BOOTSTRAP_THREADS: "two" }, 2), /integer from 1 to 64.*"two"/);
+  assert.throws(() => bootstrapThreads(0, 10, {}, 2), /integer from 1 to 64/);
+});
+
+test("bootstrap in threads: a worker that fails, or never starts, costs time, not numbers", () => {
+  const tmp = mkdtempSync(join(tmpdir(), "slicelab-boot-worker-"));
+  try {
+    // A worker that reports failure at once, and one that spins without ever saying it started.
+    const failing = join(tmp, "failing.mjs");
+    writeFileSync(failing, `import { workerData } from "node:worker_threads";\nAtomics.store(workerData.status, workerData.index, 3);\nAtomics.notify(workerData.status, workerData.index);\n`);
+    const stuck = join(tmp, "stuck.mjs");
+    writeFileSync(stuck, `for (;;) {}\n`);
+    const one = bootstrapReplicates(A, B, { seed: 9, resamples: 500, threads: 1 });
+    for (const file of [failing, stuck]) {
+      const r = bootstrapReplicates(A, B, { seed: 9, resamples: 500, threads: 2, worker: { url: pathToFileURL(file), startTimeoutMs: 300 } });
+      assert.deepEqual(Array.from(r.meanDiffPct), Array.from(one.meanDiffPct), file);
+      assert.deepEqual(Array.from(r.sdRatio), Array.from(one.sdRatio), file);
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 });

@@ -36,17 +36,79 @@ function rotl(x: number, k: number): number {
 
 /** xoshiro128** seeded from a non-negative safe integer via SplitMix64 (two outputs, low word first). */
 export function createRng(seed: number): Rng {
+  return createRngFromState(seedState(seed));
+}
+
+/** The xoshiro128** state createRng(seed) starts from. */
+export function seedState(seed: number): [number, number, number, number] {
   if (!Number.isSafeInteger(seed) || seed < 0) {
     throw new RangeError(`seed must be a non-negative integer, found ${seed}`);
   }
   const [st, o1] = splitMix64(BigInt(seed));
   const [, o2] = splitMix64(st);
-  return createRngFromState([
-    Number(o1 & 0xffffffffn),
-    Number(o1 >> 32n),
-    Number(o2 & 0xffffffffn),
-    Number(o2 >> 32n),
-  ]);
+  return [Number(o1 & 0xffffffffn), Number(o1 >> 32n), Number(o2 & 0xffffffffn), Number(o2 >> 32n)];
+}
+
+/** One xoshiro128** state transition, in place (the output is not computed). */
+function stepState(s: Uint32Array): void {
+  const t = (s[1]! << 9) >>> 0;
+  s[2] ^= s[0]!;
+  s[3] ^= s[1]!;
+  s[1] ^= s[2]!;
+  s[0] ^= s[3]!;
+  s[2] ^= t;
+  s[3] = rotl(s[3]!, 11);
+}
+
+/** A 128 × 128 matrix over GF(2): column j (4 words) is the image of the state with only bit j set. */
+type BitMatrix = Uint32Array[];
+
+function applyMatrix(m: BitMatrix, v: Uint32Array): Uint32Array {
+  const out = new Uint32Array(4);
+  for (let j = 0; j < 128; j++) {
+    if ((v[j >>> 5]! >>> (j & 31)) & 1) {
+      const c = m[j]!;
+      out[0] ^= c[0]!;
+      out[1] ^= c[1]!;
+      out[2] ^= c[2]!;
+      out[3] ^= c[3]!;
+    }
+  }
+  return out;
+}
+
+let squares: BitMatrix[] | null = null;
+
+/** M^(2^i) for i = 0…52, M the transition: built once (53 squarings of a 128 × 128 bit matrix). */
+function transitionSquares(): BitMatrix[] {
+  if (squares) return squares;
+  const m: BitMatrix = [];
+  for (let j = 0; j < 128; j++) {
+    const v = new Uint32Array(4);
+    v[j >>> 5] = (1 << (j & 31)) >>> 0;
+    stepState(v);
+    m.push(v);
+  }
+  const out: BitMatrix[] = [m];
+  for (let i = 1; i < 53; i++) {
+    const prev = out[i - 1]!;
+    out.push(prev.map((col) => applyMatrix(prev, col)));
+  }
+  squares = out;
+  return out;
+}
+
+/**
+ * The state after `k` steps from `state` (k outputs drawn), without drawing them: the transition of
+ * xoshiro128** is linear over GF(2), so k steps are the product of the matrices M^(2^i) for the bits
+ * of k. Lets the bootstrap start a second thread exactly where the first one's stream ends.
+ */
+export function jumpState(state: readonly [number, number, number, number], k: number): [number, number, number, number] {
+  if (!Number.isSafeInteger(k) || k < 0) throw new RangeError(`the jump must be a non-negative safe integer, found ${k}`);
+  const sq = transitionSquares();
+  let v: Uint32Array = new Uint32Array(state);
+  for (let i = 0; k > 0; i++, k = Math.floor(k / 2)) if (k % 2 === 1) v = applyMatrix(sq[i]!, v);
+  return [v[0]!, v[1]!, v[2]!, v[3]!];
 }
 
 /** xoshiro128** started from an explicit 128-bit state (four 32-bit words, not all zero). */
