@@ -20,6 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { bootstrapThreads } from "../stats/bootstrap.js";
 import {
   bootstrapCis,
   brownForsythe,
@@ -118,6 +119,8 @@ export interface ScalingRow {
   cpuS: (number | null)[];
   medianWallS: number;
   medianCpuS: number | null;
+  /** Threads the bootstrap drew its resamples in at this size (absent before 2026-12-02). */
+  bootstrapThreads?: number;
 }
 
 export interface ScalingResult {
@@ -171,6 +174,7 @@ export function runCompareScaling(opts: { sizes: number[]; resamples: number; re
         cpuS: cpu,
         medianWallS: Math.round(medianOf(ts.map((t) => t.wallS)) * 1000) / 1000,
         medianCpuS: cpu.every((c) => c !== null) ? Math.round(medianOf(cpu as number[]) * 1000) / 1000 : null,
+        bootstrapThreads: bootstrapThreads(undefined, opts.resamples * 2 * n),
       });
     }
   } finally {
@@ -288,7 +292,7 @@ export function writeScalingEnvelope(dir: string): RecordEnvelope {
 export function formatScaling(r: ScalingResult): string {
   const lines = r.rows.map(
     (row) =>
-      `2 × ${row.runsPerSide} runs, ${row.resamples} resamples: median ${row.medianWallS.toFixed(3)} s wall, ${row.medianCpuS === null ? "?" : row.medianCpuS.toFixed(3)} s CPU (${row.wallS.map((w) => w.toFixed(3)).join(", ")})`,
+      `2 × ${row.runsPerSide} runs, ${row.resamples} resamples: median ${row.medianWallS.toFixed(3)} s wall, ${row.medianCpuS === null ? "?" : row.medianCpuS.toFixed(3)} s CPU (${row.wallS.map((w) => w.toFixed(3)).join(", ")})${row.bootstrapThreads === undefined ? "" : `, bootstrap in ${row.bootstrapThreads} thread${row.bootstrapThreads === 1 ? "" : "s"}`}`,
   );
   lines.push(
     `ratio 10,000 / 1,000 runs: ${r.ratio10kOver1kWall ?? "n/a"} wall, ${r.ratio10kOver1kCpu ?? "n/a"} CPU (goal ≤ ${r.goals.ratioMax})`,
