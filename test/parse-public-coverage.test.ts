@@ -23,7 +23,7 @@ test("every format of issue 16 has at least 5 public samples with sidecars", () 
   // the counts of this commit (a fixture added or removed changes them, and the README table with them)
   assert.deepEqual(n, {
     pgbench: 10, lockmeter: 5, "proc-lock-stat": 5, "perf-lock-report": 5, "perf-lock-contention": 14,
-    "perf-report": 9, "perf-top": 6, sysbench: 8, "rseq-stats": 7, "slice-trace": 10,
+    "perf-report": 9, "perf-top": 6, sysbench: 8, "rseq-stats": 7, "slice-trace": 11,
   });
   // the perf wiki blocks and the sysbench 1.1 run outside public/ count the same way
   assert.ok(samples.some((s) => s.path === "perf-lock/pw63-abto-owner.txt" && s.format === "perf-lock-contention" && s.version === "perf >= 6.3"));
@@ -72,7 +72,7 @@ test("test/fixtures/README.md holds the computed table", () => {
   const readme = readFileSync(join(fixturesRoot(), "README.md"), "utf8");
   const table = coverageMarkdown(rows);
   assert.equal(withCoverageTable(readme, table), readme, "stale: run node dist/scripts/fixtures-coverage.js readme");
-  assert.ok(readme.includes("| slice-trace | 10 | Linux 6.10, Linux v6.11-rc4-11-g521b1e7f4cf0b | 8 |"));
+  assert.ok(readme.includes("| slice-trace | 11 | Linux 3.8.0-test+, Linux 6.10, Linux v6.11-rc4-11-g521b1e7f4cf0b | 8 |"));
   assert.throws(() => withCoverageTable("no markers", table), UserError);
 });
 

@@ -183,3 +183,19 @@ test("Menzel 2025 (quoted three deep, format=flowed): the line broken after a sp
   const depth = text(n).replace(">>> function=tick_nohz_handler", ">> function=tick_nohz_handler");
   assert.throws(() => parseSliceTrace(depth, "m.txt"), (e: unknown) => e instanceof ParseError && e.line === 21);
 });
+
+test("ftrace.rst (wakeup_rt on 3.8.0-test+): latency format with the tracer's own wakeup and context-switch entries", () => {
+  const n = "rostedt-ftrace-rst-wakeup-rt-latency-events";
+  const t = parse(n);
+  assert.deepEqual(kinds(t), ["timer-cancel", "timer-start"]);
+  assert.equal(t.otherEvents, 10);
+  assert.deepEqual(t.otherEventNames, { wakeup: 1, function: 2, sched_wakeup: 1, hrtimer_expire_exit: 1, power_end: 1, cpu_idle: 1, rcu_utilization: 2, context_switch: 1 });
+  assert.equal(t.resolutionNs, 1000);
+  // line 25: "    <idle>-0       2dN.3    4us : hrtimer_start: hrtimer=ffff88007d50d5e0 function=tick_sched_timer …"
+  const start = t.records[1]!;
+  assert.deepEqual([start.line, start.comm, start.tid, start.cpu, start.tsNs], [25, "<idle>", 0, 2, 4000]);
+  assert.deepEqual(start.event, { kind: "timer-start", hrtimer: "ffff88007d50d5e0", fn: "tick_sched_timer", expiresNs: 34311211000000, wasArmed: null });
+  noSliceEvents(n, t);
+  // a wakeup entry needs both tasks: cut after the CPU it is not trace text
+  assert.throws(() => parseSliceTrace(text(n).replace("0:120:R   + [002]  5882: 94:R sleep", "0:120:R   + [002]"), "w.txt"), (e: unknown) => e instanceof ParseError && e.line === 18);
+});

@@ -20,7 +20,8 @@
  * (`sys_read(fd: 3)`, `sys_read -> 0x5`), function-tracer entries (`FUNC <-PARENT`,
  * counted as `function`, the name of ftrace's own event), and the latency format
  * (`options/latency-format`: `COMM-PID CPU+FLAGS TIMEus : EVENT: …`, µs since the
- * buffer start). The `=> FUNC` lines of a stack trace are part of the
+ * buffer start), with the wakeup tracers' own wakeup (`0:120:R + [002] 5882: 94:R sleep`)
+ * and context-switch (`… ==> …`) entries, counted as `wakeup` and `context_switch`. The `=> FUNC` lines of a stack trace are part of the
  * kernel_stack/user_stack event before them. Mail artefacts are undone: quoting
  * (`> `, `>>> `) is removed, and a line that format=flowed mail (RFC 3676) broke
  * after a space is joined to its continuation on the next line. Any other line is
@@ -120,6 +121,10 @@ function eventTail(tail: string): { name: string; rest: string } | null {
   m = /^([A-Za-z_][A-Za-z0-9_]*)(?:\s+->\s+(?:0x[0-9a-fA-F]+|-?\d+)|\(.*\))$/.exec(tail);
   if (m) return { name: m[1]!, rest: "" };
   if (/^[A-Za-z_.$][A-Za-z0-9_.$]*(?:\+0x[0-9a-fA-F]+\/0x[0-9a-fA-F]+)?\s+<-\S+$/.test(tail)) return { name: "function", rest: tail };
+  // The wakeup/sched_switch tracers' own entries, `PID:PRIO:STATE + [CPU] PID:PRIO:STATE COMM`
+  // (a wakeup) and `… ==> …` (a context switch): ftrace's events `wakeup` and `context_switch`.
+  const ctx = /^(\d+):\s*(\d+):([A-Za-z+]+)\s+(\+|==>)\s+\[(\d+)\]\s+(\d+):\s*(\d+):([A-Za-z+]+)\s+\S.*$/.exec(tail);
+  if (ctx) return { name: ctx[4] === "+" ? "wakeup" : "context_switch", rest: tail };
   return null;
 }
 
