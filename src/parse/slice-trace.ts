@@ -14,7 +14,18 @@
  *
  * (FLAGS is absent from trace-cmd's default output; tracefs with the tgid option
  * adds `(TGID)` after COMM-TID.) Header lines (`#`, `cpus=N`, `CPU N is empty`,
- * buffer-start and lost-event notes) are skipped; any other line is an error.
+ * buffer-start and lost-event notes, and the column legend of the tracefs header
+ * with its `#` marks gone, as `git commit` strips them from a commit message) are
+ * skipped. Also read, as other events (counted by name): syscall events
+ * (`sys_read(fd: 3)`, `sys_read -> 0x5`), function-tracer entries (`FUNC <-PARENT`,
+ * counted as `function`, the name of ftrace's own event), and the latency format
+ * (`options/latency-format`: `COMM-PID CPU+FLAGS TIMEus : EVENT: …`, µs since the
+ * buffer start), with the wakeup tracers' own wakeup (`0:120:R + [002] 5882: 94:R sleep`)
+ * and context-switch (`… ==> …`) entries, counted as `wakeup` and `context_switch`. The `=> FUNC` lines of a stack trace are part of the
+ * kernel_stack/user_stack event before them. Mail artefacts are undone: quoting
+ * (`> `, `>>> `) is removed, and a line that format=flowed mail (RFC 3676) broke
+ * after a space is joined to its continuation on the next line. Any other line is
+ * an error.
  *
  * The parse gives the events; analyseSliceTrace() turns them into grants and
  * their durations two ways, on the same run:
@@ -37,7 +48,7 @@
 import { quantileSorted } from "../stats/bootstrap.js";
 import type { ParserFormat } from "./formats.js";
 import { ParseError, quoteFound } from "../util/errors.js";
-import { splitLines } from "./text.js";
+import { splitLines, unquote } from "./text.js";
 
 /** Our tracepoints (kernel-patches/linux/series/slicelab). */
 export const SLICE_TRACE_EVENTS = ["rseq_slice_grant", "rseq_slice_expire", "rseq_slice_end", "rseq_slice_revoke"] as const;
@@ -79,15 +90,58 @@ export interface SliceTrace {
   lostEvents: number;
   /** Timestamp resolution of the text: 1000 for tracefs (µs), 1 for `trace-cmd report -t`. */
   resolutionNs: number;
+  /**
+   * Lines (1-based) that continued the event line before them after a format=flowed
+   * soft break (the line before ended in a space): joined to it, read as one event
+   * at the first line's number.
+   */
+  joinedLines: number[];
 }
 
 /**
- * COMM-TID [CPU] FLAGS SECONDS: then the event: `name: fields` for trace events; the
- * syscalls events print without the colon, `sys_read(fd: 3, …)` on entry and
- * `sys_read -> 0x5` on exit (they are other events here).
+ * COMM-TID [CPU] FLAGS SECONDS: then the event (see eventTail); trace-cmd report
+ * prints no FLAGS by default, tracefs with the tgid option adds `(TGID)`.
  */
-const EVENT_LINE =
-  /^\s*(.*)-(\d+)\s+(?:\(\s*(?:\d+|-+)\)\s+)?\[(\d+)\]\s+(?:([.A-Za-z0-9]{4,6})\s+)?(\d+)\.(\d+):\s+([A-Za-z_][A-Za-z0-9_]*)(?::\s*(.*)|\s+->\s+(?:0x[0-9a-fA-F]+|-?\d+)|\(.*\))$/;
+const EVENT_LINE = /^\s*(.*)-(\d+)\s+(?:\(\s*(?:\d+|-+)\)\s+)?\[(\d+)\]\s+(?:([.A-Za-z0-9]{4,6})\s+)?(\d+)\.(\d+):\s+(.*)$/;
+/**
+ * The latency format (tracefs `options/latency-format`, and the latency tracers):
+ * COMM-PID, the CPU number run into the flags (`1dn.h111`: CPU 1, irqs off, …),
+ * µs since the buffer started, a delay mark (` `, `+`, `!`, `#`, `*`, `@`, `$`), `:`.
+ */
+const LATENCY_LINE = /^\s*(.*)-(\d+)\s+(\d+)([dDX.][.A-Za-z0-9]{2,7})\s+(\d+)us[ !#$*@+]?:\s+(.*)$/;
+
+/**
+ * What follows the timestamp: `name: fields` for trace events; the syscalls events
+ * print without the colon, `sys_read(fd: 3, …)` on entry and `sys_read -> 0x5` on
+ * exit; a function-tracer entry is `FUNC <-PARENT` (ftrace's event `function`).
+ */
+function eventTail(tail: string): { name: string; rest: string } | null {
+  let m = /^([A-Za-z_][A-Za-z0-9_]*):\s*(.*)$/.exec(tail);
+  if (m) return { name: m[1]!, rest: m[2]! };
+  m = /^([A-Za-z_][A-Za-z0-9_]*)(?:\s+->\s+(?:0x[0-9a-fA-F]+|-?\d+)|\(.*\))$/.exec(tail);
+  if (m) return { name: m[1]!, rest: "" };
+  if (/^[A-Za-z_.$][A-Za-z0-9_.$]*(?:\+0x[0-9a-fA-F]+\/0x[0-9a-fA-F]+)?\s+<-\S+$/.test(tail)) return { name: "function", rest: tail };
+  // The wakeup/sched_switch tracers' own entries, `PID:PRIO:STATE + [CPU] PID:PRIO:STATE COMM`
+  // (a wakeup) and `… ==> …` (a context switch): ftrace's events `wakeup` and `context_switch`.
+  const ctx = /^(\d+):\s*(\d+):([A-Za-z+]+)\s+(\+|==>)\s+\[(\d+)\]\s+(\d+):\s*(\d+):([A-Za-z+]+)\s+\S.*$/.exec(tail);
+  if (ctx) return { name: ctx[4] === "+" ? "wakeup" : "context_switch", rest: tail };
+  return null;
+}
+
+/** One line as an event line: the common fields and the event, or null. */
+function eventLine(t: string): { comm: string; tid: string; cpu: string; sec: string; frac: string; latency: boolean; name: string; rest: string } | null {
+  const m = EVENT_LINE.exec(t);
+  if (m) {
+    const e = eventTail(m[7]!);
+    if (e) return { comm: m[1]!, tid: m[2]!, cpu: m[3]!, sec: m[5]!, frac: m[6]!, latency: false, ...e };
+  }
+  const l = LATENCY_LINE.exec(t);
+  if (l) {
+    const e = eventTail(l[6]!);
+    if (e) return { comm: l[1]!, tid: l[2]!, cpu: l[3]!, sec: l[5]!, frac: "", latency: true, ...e };
+  }
+  return null;
+}
 
 const SKIP: RegExp[] = [
   /^\s*$/,
@@ -97,6 +151,16 @@ const SKIP: RegExp[] = [
   /^\s*version = \d+\s*$/,
   /^\s*trace-cmd: /,
 ];
+/**
+ * The column legend of the tracefs header without its `#` marks (a commit message
+ * loses them: `git commit` drops lines starting with `#`):
+ *   `_-----=> irqs-off`, `/ _----=> need-resched`, `||| /     delay`,
+ *   `TASK-PID   CPU#  ||||    TIMESTAMP  FUNCTION`, `| |       |   ||||       |         |`.
+ */
+const LEGEND: RegExp[] = [/^\s*[|/ ]*_-*=> [a-z][a-z/ #-]*$/, /^\s*\|*\s*\/\s+delay\s*$/, /^\s*TASK-PID\s+(?:TGID\s+)?CPU#\s+\|*\s+TIMESTAMP\s+FUNCTION\s*$/, /^[ |]*\|[ |]*$/];
+/** A frame of a kernel_stack / user_stack event, on the lines after it. */
+const STACK_FRAME = /^\s*=>\s+\S/;
+const STACK_EVENTS = new Set(["kernel_stack", "user_stack"]);
 const LOST = [/^\s*CPU:\s*\d+\s+\[LOST (\d+) EVENTS\]\s*$/, /^\s*CPU \d+ \[LOST (\d+) EVENTS\]\s*$/];
 const BUFFER_STARTED = /^#+ CPU \d+ buffer started #+\s*$/;
 
@@ -159,6 +223,17 @@ export function detectSliceTrace(text: string): boolean {
   return /^\s*\S.*-\d+\s+(?:\(\s*(?:\d+|-+)\)\s+)?\[\d+\].*\d+\.\d+:\s+rseq_slice_(?:grant|expire|end|revoke):/m.test(text);
 }
 
+/** How many `>` quote marks a mail line carries. */
+function quoteDepth(raw: string): number {
+  const m = /^(?:[ \t]*>)+/.exec(raw);
+  return m ? m[0].replace(/[^>]/g, "").length : 0;
+}
+
+/** A line the parser reads on its own (event, header, legend, note or stack frame). */
+function readableLine(t: string): boolean {
+  return eventLine(t) !== null || BUFFER_STARTED.test(t) || SKIP.some((re) => re.test(t)) || LEGEND.some((re) => re.test(t)) || LOST.some((re) => re.test(t)) || STACK_FRAME.test(t);
+}
+
 /** Parses tracefs / trace-cmd report text; throws ParseError (FILE:LINE) on a line it cannot read. */
 export function parseSliceTrace(text: string, file: string): SliceTrace {
   const records: TraceRecord[] = [];
@@ -167,34 +242,62 @@ export function parseSliceTrace(text: string, file: string): SliceTrace {
   let lostEvents = 0;
   let fracDigits = 0;
   let prevTs = -Infinity;
-  splitLines(text).forEach((raw, i) => {
+  const raws = splitLines(text);
+  const lines = raws.map(unquote);
+  // format=flowed (RFC 3676): a line ending in a space was broken by the mailer and
+  // goes on at the next line of the same quote depth. Joined only where the first
+  // part is an event line, the next line cannot be read on its own, and the two
+  // together make an event line.
+  const joinedLines: number[] = [];
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const t = lines[i]!;
+    const next = lines[i + 1]!;
+    if (!t.endsWith(" ") || next.trim() === "" || quoteDepth(raws[i]!) !== quoteDepth(raws[i + 1]!)) continue;
+    if (eventLine(t) === null || readableLine(next) || eventLine(t + next) === null) continue;
+    lines[i] = t + next;
+    lines[i + 1] = "";
+    joinedLines.push(i + 2);
+    i++;
+  }
+  let inStack = false;
+  lines.forEach((t, i) => {
     const line = i + 1;
-    const lost = LOST.map((re) => re.exec(raw)).find((m) => m !== null);
+    const raw = raws[i]!;
+    const lost = LOST.map((re) => re.exec(t)).find((m) => m !== null);
     if (lost) {
       lostEvents += Number(lost[1]);
       return;
     }
-    if (BUFFER_STARTED.test(raw) || SKIP.some((re) => re.test(raw))) return;
-    const m = EVENT_LINE.exec(raw);
+    if (BUFFER_STARTED.test(t) || SKIP.some((re) => re.test(t)) || LEGEND.some((re) => re.test(t))) return;
+    if (inStack && STACK_FRAME.test(t)) return;
+    const m = eventLine(t);
     if (!m) throw new ParseError(file, line, "a trace event line (COMM-TID [CPU] SECONDS: EVENT: fields) or a header", quoteFound(raw));
-    const [, comm, tid, cpu, , sec, frac, name, rest] = m;
-    if (frac!.length > 9) throw new ParseError(file, line, "a timestamp with at most 9 decimals", JSON.stringify(`${sec}.${frac}`));
-    fracDigits = Math.max(fracDigits, frac!.length);
-    const tsNs = Number(sec) * 1e9 + Number(frac!.padEnd(9, "0"));
-    if (!Number.isSafeInteger(tsNs)) throw new ParseError(file, line, "a timestamp below 2^53 ns", JSON.stringify(`${sec}.${frac}`));
-    const event = eventOf(name!, rest ?? "", file, line, raw);
+    const { comm, tid, cpu, sec, frac, latency, name, rest } = m;
+    inStack = STACK_EVENTS.has(name);
+    let tsNs: number;
+    if (latency) {
+      // µs since the buffer started
+      fracDigits = Math.max(fracDigits, 6);
+      tsNs = Number(sec) * 1000;
+    } else {
+      if (frac.length > 9) throw new ParseError(file, line, "a timestamp with at most 9 decimals", JSON.stringify(`${sec}.${frac}`));
+      fracDigits = Math.max(fracDigits, frac.length);
+      tsNs = Number(sec) * 1e9 + Number(frac.padEnd(9, "0"));
+    }
+    if (!Number.isSafeInteger(tsNs)) throw new ParseError(file, line, "a timestamp below 2^53 ns", JSON.stringify(latency ? `${sec}us` : `${sec}.${frac}`));
+    const event = eventOf(name, rest, file, line, raw);
     if (event === null) {
       otherEvents++;
-      otherEventNames[name!] = (otherEventNames[name!] ?? 0) + 1;
+      otherEventNames[name] = (otherEventNames[name] ?? 0) + 1;
       return;
     }
     if (tsNs < prevTs) {
-      throw new ParseError(file, line, `events in time order (the printers merge the per-CPU buffers by time)`, `${sec}.${frac} after an event at ${(prevTs / 1e9).toFixed(9)}`);
+      throw new ParseError(file, line, `events in time order (the printers merge the per-CPU buffers by time)`, `${latency ? `${sec}us` : `${sec}.${frac}`} after an event at ${(prevTs / 1e9).toFixed(9)}`);
     }
     prevTs = tsNs;
-    records.push({ line, comm: comm!.trim(), tid: Number(tid), cpu: Number(cpu), tsNs, event });
+    records.push({ line, comm: comm.trim(), tid: Number(tid), cpu: Number(cpu), tsNs, event });
   });
-  return { file, records, otherEvents, otherEventNames, lostEvents, resolutionNs: fracDigits === 0 ? 1e9 : 10 ** (9 - fracDigits) };
+  return { file, records, otherEvents, otherEventNames, lostEvents, resolutionNs: fracDigits === 0 ? 1e9 : 10 ** (9 - fracDigits), joinedLines };
 }
 
 /** How a grant ended, seen by our tracepoints. */
