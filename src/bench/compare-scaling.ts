@@ -335,7 +335,8 @@ async function main(): Promise<void> {
       resamples: positiveInt("resamples", values.resamples!),
       repeats: positiveInt("repeats", values.repeats!),
     }),
-    argv: ["node", "dist/src/bench/compare-scaling.js", ...process.argv.slice(2)],
+    // The environment that changes what runs is part of the command line.
+    argv: [...(process.env.SLICELAB_BOOTSTRAP_THREADS ? [`SLICELAB_BOOTSTRAP_THREADS=${process.env.SLICELAB_BOOTSTRAP_THREADS}`] : []), "node", "dist/src/bench/compare-scaling.js", ...process.argv.slice(2)],
   };
   const text = `${JSON.stringify(r, null, 2)}\n`;
   if (values.record !== undefined) {
