@@ -142,6 +142,10 @@ const OPS2 = "data/runs/lock-ops-v2/20261201T192645Z/summary.json";
 const HOOK2 = "data/runs/patch-cost/20261201T184529Z/summary.json";
 const CSC1 = "data/runs/compare-scaling/20261201T190408Z/result.json";
 const CSC2 = "data/runs/compare-scaling/20261202T004722Z/result.json";
+const CSC3 = "data/runs/compare-scaling/20261202T070133Z/result.json";
+const CSC4 = "data/runs/compare-scaling/20261202T070215Z/result.json";
+const CSC5 = "data/runs/compare-scaling/20261202T062154Z/result.json";
+const CSC6 = "data/runs/compare-scaling/20261202T062523Z/result.json";
 /** The small (1,000) and large (10,000) sizes' median wall and CPU seconds and the two ratios, as written in `sentences`. */
 const scalingEntries = (record: string, sentences: { small: string; large: string; ratio: string }): FigureEntry[] => {
   const row = (n: number, k: "medianWallS" | "medianCpuS") => (t: string): number => {
@@ -559,6 +563,23 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "4.317 s at the lower load, of which the bootstrap took 2.708 s in process", figure: "4.317 s", record: CSC2, field: "time10kS" },
   { doc: R, sentence: "4.317 s at the lower load, of which the bootstrap took 2.708 s in process", figure: "2.708 s", record: CSC2, field: "parts.seconds.bootstrap" },
   { doc: R, sentence: "leave-one-out 0.189 s", figure: "0.189 s", record: CSC2, field: "parts.seconds.leaveOneOut" },
+  { doc: R, sentence: "a 1-minute load of 0.27 before and 0.32 after", figure: "0.27", record: CSC3, field: "loadAverageBefore.0" },
+  { doc: R, sentence: "a 1-minute load of 0.27 before and 0.32 after", figure: "0.32", record: CSC3, field: "loadAverageAfter.0" },
+  { doc: R, sentence: "with the bootstrap in 2 threads", figure: "2 threads", record: CSC3, field: "rows[runsPerSide=10000].bootstrapThreads", value: (t) => (json(t) as Json).rows.find((x: Json) => x.runsPerSide === 10000).bootstrapThreads as number },
+  ...scalingEntries(CSC3, { small: "2 × 1,000 runs 0.367 s wall (0.53 s CPU)", large: "2 × 10,000 runs 0.801 s wall (1.35 s CPU), ratio 2.183 wall, 2.547 CPU", ratio: "ratio 2.183 wall, 2.547 CPU" }),
+  { doc: R, sentence: "the bootstrap took 0.463 s in", figure: "0.463 s", record: CSC3, field: "parts.seconds.bootstrap" },
+  { doc: R, sentence: "at a load of 0.69 before and 1.03 after", figure: "0.69", record: CSC4, field: "loadAverageBefore.0" },
+  { doc: R, sentence: "at a load of 0.69 before and 1.03 after", figure: "1.03", record: CSC4, field: "loadAverageAfter.0" },
+  { doc: R, sentence: "2 × 10,000 runs 1.11 s wall (1.27 s CPU), ratio 3.049 wall, 2.702 CPU; the bootstrap 0.786 s", figure: "1.11 s", record: CSC4, field: "time10kS" },
+  { doc: R, sentence: "2 × 10,000 runs 1.11 s wall (1.27 s CPU), ratio 3.049 wall, 2.702 CPU; the bootstrap 0.786 s", figure: "1.27 s", record: CSC4, field: "rows[runsPerSide=10000].medianCpuS", value: (t) => (json(t) as Json).rows.find((x: Json) => x.runsPerSide === 10000).medianCpuS as number },
+  { doc: R, sentence: "2 × 10,000 runs 1.11 s wall (1.27 s CPU), ratio 3.049 wall, 2.702 CPU; the bootstrap 0.786 s", figure: "3.049", record: CSC4, field: "ratio10kOver1kWall" },
+  { doc: R, sentence: "2 × 10,000 runs 1.11 s wall (1.27 s CPU), ratio 3.049 wall, 2.702 CPU; the bootstrap 0.786 s", figure: "2.702", record: CSC4, field: "ratio10kOver1kCpu" },
+  { doc: R, sentence: "2 × 10,000 runs 1.11 s wall (1.27 s CPU), ratio 3.049 wall, 2.702 CPU; the bootstrap 0.786 s", figure: "0.786 s", record: CSC4, field: "parts.seconds.bootstrap" },
+  { doc: R, sentence: "one thread at a load of 3.1", figure: "3.1", record: CSC5, field: "loadAverageBefore.0" },
+  { doc: R, sentence: "took 1.957 s, two threads", figure: "1.957 s", record: CSC5, field: "time10kS" },
+  { doc: R, sentence: "two threads at a load of 3.21–3.71", figure: "3.21", record: CSC6, field: "loadAverageBefore.0" },
+  { doc: R, sentence: "two threads at a load of 3.21–3.71", figure: "3.71", record: CSC6, field: "loadAverageAfter.0" },
+  { doc: R, sentence: "(`data/runs/compare-scaling/20261202T062523Z/`) 2.148 s", figure: "2.148 s", record: CSC6, field: "time10kS" },
 
   // ===== §4, the pgbench -S cost of version 1 (patch-cost-pgbench, -20261130T065433Z, -concurrent). =====
   {
@@ -888,7 +909,7 @@ export const FIGURES: FigureEntry[] = [
 ];
 
 export const MEASURED_REGIONS: MeasuredRegion[] = [
-  { doc: R, from: "Measured twice on this shared 2-vCPU machine.", to: "### What cannot be reproduced, and why" },
+  { doc: R, from: "On the machine of 2026-12-01 and the early hours", to: "### What cannot be reproduced, and why" },
   // §8 (issue 14): the mechanism's results.
   { doc: R, from: "What is recorded so far (all TCG functional evidence", to: "What icount cannot model:" },
   { doc: R, from: "### Our A/A series (the noise floor of this machine)", to: "To measure the noise floor of a quiet machine" },
