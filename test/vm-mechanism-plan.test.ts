@@ -5,6 +5,10 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { activePreemptMode, defaultShape, guestMechanismScript, planRuns, runMicroOptions, PAGE_LEVELS } from "../src/vm/mechanism.js";
 import { microArgs } from "../src/micro/driver.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { repoRoot } from "../src/util/paths.js";
+import type { ExtLevel, PageLevel, PreemptMode } from "../src/vm/mechanism.js";
 
 test("planRuns: every cell once per block, shuffled per block, seeded, distinct seeds", () => {
   const o = { blocks: 4, modes: ["full", "lazy"] as const, pages: PAGE_LEVELS, extensions: ["off", "on"] as const, seed: 3 };
@@ -63,4 +67,18 @@ test("mechanism run --modes: none is a level (for a 6.x reference kernel); anyth
   assert.equal(r.status, 2);
   assert.match(r.stderr, /--modes: expected a comma list of full, lazy, none, found "voluntary"/);
   assert.doesNotMatch(r.stderr, /found "none"/);
+});
+
+test("planRuns gives again the plan of committed records (run, block, position and seed of every row)", () => {
+  for (const dir of ["20261202T010208Z", "20261202T020227Z"]) {
+    const base = join(repoRoot(), "data", "runs", "mechanism-2026", dir);
+    const design = JSON.parse(readFileSync(join(base, "record.json"), "utf8")).design as { blocks: number; seed: number; factors: { mode: PreemptMode[]; pages: PageLevel[]; extension: ExtLevel[] } };
+    const rows = JSON.parse(readFileSync(join(base, "rows.json"), "utf8")) as { run: string; block: number; order: number; seed: number; mode: string; pages: string; extension: string }[];
+    const plan = planRuns({ blocks: design.blocks, modes: design.factors.mode, pages: design.factors.pages, extensions: design.factors.extension, seed: design.seed });
+    assert.equal(plan.length, rows.length, dir);
+    for (const r of rows) {
+      const p = plan.find((q) => q.id === r.run);
+      assert.deepEqual(p && [p.block, p.order, p.seed, p.mode, p.pages, p.extension], [r.block, r.order, r.seed, r.mode, r.pages, r.extension], `${dir} run ${r.run}`);
+    }
+  }
 });

@@ -35,7 +35,7 @@ import { diffRseqStats, parseRseqStats } from "../parse/rseq-stats.js";
 import { ParseError, UserError } from "../util/errors.js";
 import { workDir } from "../util/paths.js";
 import { splitLines } from "../parse/text.js";
-import { createRng, shuffleInPlace } from "../stats/prng.js";
+import { blockedPlan, factorial, type PlanSlot } from "./blocked-plan.js";
 import { buildPostgres, type BuildRecord } from "../postgres/build.js";
 import { resolveSource } from "../postgres/source.js";
 import { ensurePgUser } from "../postgres/user.js";
@@ -52,29 +52,13 @@ export interface PgCell {
   extension: ExtLevel;
 }
 
-export interface PgPlannedRun extends PgCell {
-  id: string;
-  block: number;
-  order: number;
-  seed: number;
-}
+export interface PgPlannedRun extends PgCell, PlanSlot {}
 
 /** Every cell once per block, shuffled per block with a seeded RNG; a seed per run. */
 export function planPgRuns(o: { blocks: number; modes: readonly PreemptMode[]; hugePages: readonly HugeLevel[]; extensions: readonly ExtLevel[]; seed: number }): PgPlannedRun[] {
   if (!Number.isInteger(o.blocks) || o.blocks < 1) throw new UserError(`--blocks expects an integer ≥ 1, found ${o.blocks}`);
-  const cells: PgCell[] = [];
-  for (const mode of o.modes) for (const hugePages of o.hugePages) for (const extension of o.extensions) cells.push({ mode, hugePages, extension });
-  if (cells.length === 0) throw new UserError("the factorial has no cells (empty --modes, --huge-pages or --extensions)");
-  const rng = createRng(o.seed);
-  const out: PgPlannedRun[] = [];
-  for (let b = 0; b < o.blocks; b++) {
-    const order = shuffleInPlace([...cells], rng);
-    for (const c of order) {
-      const n = out.length;
-      out.push({ ...c, id: String(n + 1).padStart(3, "0"), block: b + 1, order: n, seed: 1 + rng.index(1_000_000) });
-    }
-  }
-  return out;
+  const cells = factorial(o.modes, o.hugePages, o.extensions, (mode, hugePages, extension): PgCell => ({ mode, hugePages, extension }), "--modes, --huge-pages or --extensions");
+  return blockedPlan(cells, o.blocks, o.seed);
 }
 
 export interface PgShape {

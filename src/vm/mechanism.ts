@@ -20,7 +20,7 @@ import { gunzipSync } from "node:zlib";
 import { buildMicro, microArgs, parseMicroOutput, MICRO_ENV, type MicroOptions } from "../micro/driver.js";
 import { parseHolderTrace, summariseHolderTrace, type HolderTraceSummary } from "../parse/holder-trace.js";
 import { diffRseqStats, parseRseqStats } from "../parse/rseq-stats.js";
-import { createRng, shuffleInPlace } from "../stats/prng.js";
+import { blockedPlan, factorial, type PlanSlot } from "./blocked-plan.js";
 import type { HolderDeschedCounts } from "../analysis/mechanism.js";
 import { UserError } from "../util/errors.js";
 import { workDir } from "../util/paths.js";
@@ -40,13 +40,7 @@ export interface Cell {
   extension: ExtLevel;
 }
 
-export interface PlannedRun extends Cell {
-  id: string;
-  block: number;
-  /** Position in the boot (0-based). */
-  order: number;
-  seed: number;
-}
+export interface PlannedRun extends Cell, PlanSlot {}
 
 export interface MechanismOptions {
   kernel: string;
@@ -77,19 +71,8 @@ export interface MechanismOptions {
 /** Every cell once per block, shuffled per block with a seeded RNG; seeds differ per run. */
 export function planRuns(o: { blocks: number; modes: readonly PreemptMode[]; pages: readonly PageLevel[]; extensions: readonly ExtLevel[]; seed: number }): PlannedRun[] {
   if (!Number.isInteger(o.blocks) || o.blocks < 1) throw new UserError(`--blocks expects an integer ≥ 1, found ${o.blocks}`);
-  const cells: Cell[] = [];
-  for (const mode of o.modes) for (const pages of o.pages) for (const extension of o.extensions) cells.push({ mode, pages, extension });
-  if (cells.length === 0) throw new UserError("the factorial has no cells (empty --modes, --pages or --extensions)");
-  const rng = createRng(o.seed);
-  const out: PlannedRun[] = [];
-  for (let b = 0; b < o.blocks; b++) {
-    const order = shuffleInPlace(cells.map((c) => c), rng);
-    for (const c of order) {
-      const n = out.length;
-      out.push({ ...c, id: String(n + 1).padStart(3, "0"), block: b + 1, order: n, seed: 1 + rng.index(1_000_000) });
-    }
-  }
-  return out;
+  const cells = factorial(o.modes, o.pages, o.extensions, (mode, pages, extension): Cell => ({ mode, pages, extension }), "--modes, --pages or --extensions");
+  return blockedPlan(cells, o.blocks, o.seed);
 }
 
 export interface MicroShape {
