@@ -69,12 +69,26 @@ test("mechanism run --modes: none is a level (for a 6.x reference kernel); anyth
   assert.doesNotMatch(r.stderr, /found "none"/);
 });
 
-test("planRuns gives again the plan of committed records (run, block, position and seed of every row)", () => {
+test("planRuns gives again the plan of committed records from their command lines (run, block, position and seed of every row)", () => {
+  // Records made before 2026-12-02 07:20 list the design's levels in the order they first appear in the
+  // shuffled plan, not in the order the planner was given them; the command line has that order
+  // (with the defaults of \`slicelab mechanism run\` for what it leaves out). Newer records list the
+  // planner's own levels (MechanismRun.levels).
+  const opt = (argv: string[], name: string): string | undefined => {
+    const i = argv.indexOf(`--${name}`);
+    return i < 0 ? undefined : argv[i + 1];
+  };
   for (const dir of ["20261202T010208Z", "20261202T020227Z"]) {
     const base = join(repoRoot(), "data", "runs", "mechanism-2026", dir);
-    const design = JSON.parse(readFileSync(join(base, "record.json"), "utf8")).design as { blocks: number; seed: number; factors: { mode: PreemptMode[]; pages: PageLevel[]; extension: ExtLevel[] } };
+    const argv = JSON.parse(readFileSync(join(base, "record.json"), "utf8")).command as string[];
     const rows = JSON.parse(readFileSync(join(base, "rows.json"), "utf8")) as { run: string; block: number; order: number; seed: number; mode: string; pages: string; extension: string }[];
-    const plan = planRuns({ blocks: design.blocks, modes: design.factors.mode, pages: design.factors.pages, extensions: design.factors.extension, seed: design.seed });
+    const plan = planRuns({
+      blocks: Number(opt(argv, "blocks") ?? 3),
+      modes: (opt(argv, "modes") ?? "full,lazy").split(",") as PreemptMode[],
+      pages: (opt(argv, "pages")?.split(",") ?? [...PAGE_LEVELS]) as PageLevel[],
+      extensions: (opt(argv, "extensions") ?? "off,on").split(",") as ExtLevel[],
+      seed: Number(opt(argv, "seed") ?? 1),
+    });
     assert.equal(plan.length, rows.length, dir);
     for (const r of rows) {
       const p = plan.find((q) => q.id === r.run);

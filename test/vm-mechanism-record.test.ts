@@ -31,7 +31,7 @@ function microRun(): MechanismRun {
     lostEvents: 0, switchesWithoutStack: 0, preemptMarkDisagree: 0,
   })) as MechanismRow[];
   return {
-    rawDir: "/nonexistent/raw", vm: VM, kernelRelease: "7.2.13", plan: [...plan, { ...plan[0]!, id: "005", order: 4 }], shape: defaultShape({ durationS: 0.5 }), rows,
+    rawDir: "/nonexistent/raw", vm: VM, kernelRelease: "7.2.13", levels: { modes: ["full", "lazy"], pages: ["4k"], extensions: ["off", "on"] }, plan: [...plan, { ...plan[0]!, id: "005", order: 4 }], shape: defaultShape({ durationS: 0.5 }), rows,
     failed: [{ run: "005", reason: "not reached (the guest timed out)" }], guest: { nrHugepages: "64", ...GUEST }, micro: { sourceSha256: "b".repeat(64), static: true },
   };
 }
@@ -47,7 +47,7 @@ function pgRun(): PgMechanismRun {
     tpsLoad: 100, tpsConnect: 5, transactionsLoad: 200, transactionsConnect: 10,
   })) as unknown as PgMechanismRow[];
   return {
-    rawDir: "/nonexistent/raw", vm: { ...VM, memMiB: 3072 }, kernelRelease: "7.2.13", plan, shape: defaultPgShape({ durationS: 2 }), rows, failed: [], seedSeconds: 3,
+    rawDir: "/nonexistent/raw", vm: { ...VM, memMiB: 3072 }, kernelRelease: "7.2.13", levels: { modes: ["lazy"], hugePages: ["off", "on"], extensions: ["on"] }, plan, shape: defaultPgShape({ durationS: 2 }), rows, failed: [], seedSeconds: 3,
     guest: { nrHugepages: "600", sharedMemoryHugePages: "540", meminfoBoot: null, ...GUEST },
   };
 }

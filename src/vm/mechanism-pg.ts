@@ -393,6 +393,8 @@ export interface PgMechanismRun {
   rawDir: string;
   vm: Pick<VmResult, "accel" | "accelReason" | "cpus" | "memMiB" | "append" | "exitStatus" | "timedOut" | "bootToCommandS" | "totalS">;
   kernelRelease: string;
+  /** The planner's levels, in the order it was given them: with blocks and seed they give the plan again. */
+  levels: { modes: PreemptMode[]; hugePages: HugeLevel[]; extensions: ExtLevel[] };
   plan: PgPlannedRun[];
   shape: PgShape;
   rows: PgMechanismRow[];
@@ -403,7 +405,8 @@ export interface PgMechanismRun {
 
 export async function runPgMechanismInVm(o: PgMechanismOptions): Promise<PgMechanismRun> {
   const shape = defaultPgShape(o.shape);
-  const plan = planPgRuns({ blocks: o.blocks, modes: o.modes ?? ["full", "lazy"], hugePages: o.hugePages ?? ["off", "on"], extensions: o.extensions ?? ["off", "on"], seed: o.seed ?? 1 });
+  const levels = { modes: [...(o.modes ?? (["full", "lazy"] as PreemptMode[]))], hugePages: [...(o.hugePages ?? (["off", "on"] as HugeLevel[]))], extensions: [...(o.extensions ?? (["off", "on"] as ExtLevel[]))] };
+  const plan = planPgRuns({ blocks: o.blocks, ...levels, seed: o.seed ?? 1 });
   for (const p of ["postgres", "pg_ctl", "initdb", "pgbench", "psql"]) if (!existsSync(join(o.bin, p))) throw new UserError(`${o.bin}/${p}: missing (build the server with \`slicelab postgres build --variant diag\`)`);
   const stamp = utcStamp();
   const rawDir = o.rawDir ?? join(workDir(), "mechanism", `pg-${stamp}`);
@@ -443,6 +446,7 @@ export async function runPgMechanismInVm(o: PgMechanismOptions): Promise<PgMecha
     rawDir,
     vm: { accel: vm.accel, accelReason: vm.accelReason, cpus: vm.cpus, memMiB: vm.memMiB, append: vm.append, exitStatus: vm.exitStatus, timedOut: vm.timedOut, bootToCommandS: vm.bootToCommandS, totalS: vm.totalS },
     kernelRelease,
+    levels,
     plan,
     shape,
     rows,

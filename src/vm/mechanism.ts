@@ -308,6 +308,8 @@ export interface MechanismRun {
   rawDir: string;
   vm: Pick<VmResult, "accel" | "accelReason" | "cpus" | "memMiB" | "append" | "exitStatus" | "timedOut" | "bootToCommandS" | "totalS">;
   kernelRelease: string;
+  /** The planner's levels, in the order it was given them: with blocks and seed they give the plan again. */
+  levels: { modes: PreemptMode[]; pages: PageLevel[]; extensions: ExtLevel[] };
   plan: PlannedRun[];
   shape: MicroShape;
   rows: MechanismRow[];
@@ -321,13 +323,8 @@ export async function runMechanismInVm(o: MechanismOptions): Promise<MechanismRu
   const shape = defaultShape(o);
   const cpus = o.cpus ?? 1;
   if (shape.threads + shape.hogs <= cpus) throw new UserError(`--threads ${shape.threads} + --hogs ${shape.hogs} must exceed --cpus ${cpus}: the run must be oversubscribed`);
-  const plan = planRuns({
-    blocks: o.blocks,
-    modes: o.modes ?? ["full", "lazy"],
-    pages: o.pages ?? PAGE_LEVELS,
-    extensions: o.extensions ?? ["off", "on"],
-    seed: o.seed ?? 1,
-  });
+  const levels = { modes: [...(o.modes ?? ["full", "lazy"])], pages: [...(o.pages ?? PAGE_LEVELS)], extensions: [...(o.extensions ?? ["off", "on"])] };
+  const plan = planRuns({ blocks: o.blocks, ...levels, seed: o.seed ?? 1 });
   const micro = await buildMicro();
   const stamp = utcStamp();
   const rawDir = o.rawDir ?? join(workDir(), "mechanism", stamp);
@@ -365,6 +362,7 @@ export async function runMechanismInVm(o: MechanismOptions): Promise<MechanismRu
     rawDir,
     vm: { accel: vm.accel, accelReason: vm.accelReason, cpus: vm.cpus, memMiB: vm.memMiB, append: vm.append, exitStatus: vm.exitStatus, timedOut: vm.timedOut, bootToCommandS: vm.bootToCommandS, totalS: vm.totalS },
     kernelRelease,
+    levels,
     plan,
     shape,
     rows,
@@ -387,7 +385,8 @@ export async function runMechanismInVm(o: MechanismOptions): Promise<MechanismRu
  */
 export async function runMechanismOnHost(o: Omit<MechanismOptions, "kernel" | "accel" | "cpus" | "memMiB">): Promise<MechanismRun> {
   const shape = defaultShape(o);
-  const plan = planRuns({ blocks: o.blocks, modes: ["current"], pages: o.pages ?? ["4k", "4k-prefault"], extensions: o.extensions ?? ["off"], seed: o.seed ?? 1 });
+  const levels = { modes: ["current"] as PreemptMode[], pages: [...(o.pages ?? (["4k", "4k-prefault"] as PageLevel[]))], extensions: [...(o.extensions ?? (["off"] as ExtLevel[]))] };
+  const plan = planRuns({ blocks: o.blocks, ...levels, seed: o.seed ?? 1 });
   const micro = await buildMicro();
   const stamp = utcStamp();
   const rawDir = o.rawDir ?? join(workDir(), "mechanism", `host-${stamp}`);
@@ -415,6 +414,7 @@ export async function runMechanismOnHost(o: Omit<MechanismOptions, "kernel" | "a
     rawDir,
     vm: { accel: "host" as unknown as Accel, accelReason: "no VM: this machine's kernel", cpus: 0, memMiB: 0, append: "", exitStatus: res.status, timedOut: res.error !== undefined, bootToCommandS: 0, totalS: (Date.now() - t0) / 1000 },
     kernelRelease,
+    levels,
     plan,
     shape,
     rows,

@@ -240,7 +240,7 @@ export const mechanismCommand: Command = {
       ...runCtx,
       ended: new Date().toISOString(),
       loadEnd: loadAverage(),
-      design: { blocks: common.blocks, seed: common.seed, factors: { mode: host ? ["current"] : common.modes, pages: r.plan.map((p) => p.pages).filter((x, i, a) => a.indexOf(x) === i), extension: r.plan.map((p) => p.extension).filter((x, i, a) => a.indexOf(x) === i) } },
+      design: { blocks: common.blocks, seed: common.seed, factors: { mode: r.levels.modes, pages: r.levels.pages, extension: r.levels.extensions } },
     }, { host, accel, kernel, rec });
     if (values.json) printJson({ dir, rows: r.rows.length, failed: r.failed, answer });
     else {
@@ -273,7 +273,6 @@ export function writePgAnalysis(dir: string, rows: readonly PgMechanismRow[]): {
   return { answer };
 }
 
-const distinctOf = <T>(xs: T[]): T[] => xs.filter((x, i, a) => a.indexOf(x) === i);
 
 /** Writes a PostgreSQL mechanism record into DIR (rows, provenance with the run's command, times and design, cells, answer), then record.json. */
 export function writePgRecord(
@@ -343,7 +342,7 @@ async function runPg(values: Record<string, string | boolean | undefined>, comma
     ...runCtx,
     ended: new Date().toISOString(),
     loadEnd: loadAverage(),
-    design: { blocks: numberOption("blocks", str("blocks"), 3), seed: numberOption("seed", str("seed"), 1), factors: { mode: distinctOf(r.plan.map((p) => p.mode)), huge_pages: distinctOf(r.plan.map((p) => p.hugePages)), extension: distinctOf(r.plan.map((p) => p.extension)) } },
+    design: { blocks: numberOption("blocks", str("blocks"), 3), seed: numberOption("seed", str("seed"), 1), factors: { mode: r.levels.modes, huge_pages: r.levels.hugePages, extension: r.levels.extensions } },
   }, { accel, kernel, rec, bin, build });
   if (values.json) printJson({ dir, rows: r.rows.length, failed: r.failed, answer });
   else {
