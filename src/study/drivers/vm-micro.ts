@@ -18,7 +18,7 @@ import { UserError } from "../../util/errors.js";
 import { freshRawDir, writeFileAtomic } from "../../util/fs.js";
 import { repoRoot } from "../../util/paths.js";
 import { sha256File } from "../../kernel/fetch.js";
-import { runVm, type VmResult } from "../../vm/qemu.js";
+import { runVm, type Accel, type VmResult } from "../../vm/qemu.js";
 import { cachedKernel } from "../../kernel/ensure.js";
 import { utcStamp } from "../../record/format.js";
 import { paramReader } from "../params.js";
@@ -32,6 +32,12 @@ export interface MicroAbOptions {
   cpus?: number;
   memMiB?: number;
   append?: string;
+  /**
+   * The VM's accelerator (default auto: KVM where it works, else plain TCG). Under plain TCG guest
+   * time follows the host's wall clock, so on a loaded host a granted extension can outlast its slice
+   * in guest instructions and be revoked; tcg-icount counts guest time in guest instructions.
+   */
+  accel?: Accel | "auto";
   reps?: number;
   threads?: number;
   hogs?: number;
@@ -117,6 +123,7 @@ export async function runMicroAbInVm(o: MicroAbOptions): Promise<MicroAbResult> 
     cpus: o.cpus ?? 2,
     memMiB: o.memMiB ?? 2048,
     append: o.append,
+    ...(o.accel ? { accel: o.accel } : {}),
     timeoutS: o.timeoutS ?? Math.max(600, order.length * (durationS * 4 + 60)),
     outDir: vmOut,
     command: ["sh", "-c", lines.join("\n")],
