@@ -241,12 +241,13 @@ function cell(cells: readonly CellSummary[], mode: string, pages: string, extens
  * on−off change of in-kernel deschedulings, and what huge pages / pre-faulting
  * did. Every number comes with its interval; missing cells are said missing.
  */
-export function answerSentence(rows: readonly FactorialRow[], cells: readonly CellSummary[] = summariseCells(rows)): string {
+export function answerSentence(rows: readonly FactorialRow[], cells: readonly CellSummary[] = summariseCells(rows), o: { where?: string } = {}): string {
   const parts: string[] = [];
   const accel = [...new Set(rows.map((r) => r.accel))].join("/");
   const release = [...new Set(rows.map((r) => r.kernelRelease))].join(", ");
-  const where =
-    accel === "host"
+  const where = o.where !== undefined
+    ? `${o.where} (Linux ${release}; ${rows.length} runs),`
+    : accel === "host"
       ? `On this machine's own kernel (Linux ${release}, no VM, a shared 2-vCPU host; ${rows.length} runs),`
       : `In the VM (Linux ${release}, QEMU ${accel === "tcg-icount" ? "TCG with instruction-counted time" : accel}${accel === "kvm" ? "" : ": functional evidence"}; ${rows.length} runs),`;
   parts.push(where);

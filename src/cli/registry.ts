@@ -20,5 +20,7 @@ export const commands: CommandEntry[] = [
   { name: "record", load: async () => (await import("./commands/record.js")).recordCommand },
   { name: "study", load: async () => (await import("./commands/study.js")).studyCommand },
   { name: "vm", load: async () => (await import("./commands/vm.js")).vmCommand },
+  { name: "bundle", load: async () => (await import("./commands/bundle.js")).bundleCommand },
+  { name: "import", load: async () => (await import("./commands/import.js")).importCommand },
   { name: "mechanism", load: async () => (await import("./commands/mechanism.js")).mechanismCommand },
 ];

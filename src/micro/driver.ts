@@ -46,6 +46,8 @@ export interface MicroOptions {
   /** Write holds of at least logMinNs to this file (tid start end flags, CLOCK_MONOTONIC). */
   holdLog?: string;
   logMinNs?: number;
+  /** Run on the N highest-numbered CPUs the process may use (so T + H threads oversubscribe N CPUs on any machine). */
+  pinCpus?: number;
 }
 
 export type PageKind = "4k" | "hugetlb" | "thp";
@@ -86,6 +88,13 @@ export interface MicroResults {
   hogs: { loops: number; workNs: number; cpuS: number; workPerS: number };
   /** Worker threads' page faults over the loop (the loop touches new memory only inside sections). */
   faults: { workerMinor: number; workerMajor: number; freshPagesTouched: number; regionExhausted: boolean; hugeKiBMapped: number };
+  /**
+   * The first touch inside a section (--fault-in-cs with hold times; lhp version 3): two clock
+   * reads around the store, so a fault's duration plus the reads' own cost. Absent before version 3.
+   */
+  touchNs?: { count: number; mean: number; p50: number; p99: number; max: number } | null;
+  /** Holds that touched a page against the rest; work = the touched hold minus its touch (version 3). */
+  holdSplit?: { touchedHolds: number; touchedHoldMeanNs: number; touchMeanNs: number; workMeanNs: number; untouchedHoldMeanNs: number; touchedHoldP50Ns: number; untouchedHoldP50Ns: number } | null;
   /** Releases that found the request cleared without a grant (the kernel dropped it). */
   dropped: number;
   /** Nested acquires that re-armed a cleared request (protocol v2). */
@@ -105,6 +114,8 @@ export interface MicroRun {
     threads: number; hogs: number; csNs: number; thinkNs: number; durationS: number; extension: ExtensionMode; holdTimes: boolean;
     requestProtocol: number; backoff: Backoff; innerLocks: number; jitterPct: number; seed: number;
     faultInCs: { pages: PageKind; faultEvery: number; regionMiB: number; prefault: boolean } | null;
+    /** The CPUs --pin-cpus chose (version 3), null when not pinned; absent before version 3. */
+    pinnedCpus?: number[] | null;
   };
   feature: MicroFeature;
   /** null when --extension on could not be enabled (see feature.reason). */
@@ -195,6 +206,10 @@ export function parseMicroOutput(text: string, where = "lhp output"): Omit<Micro
     if (wait !== null && wait !== undefined) for (const k of ["mean", "p50", "p90", "p99", "p999", "max"]) expectNumber(wait, k, `${where} waitNs`);
     const hold = results.holdNs as Record<string, unknown> | null;
     if (hold !== null) for (const k of ["mean", "p50", "p99", "p999", "max"]) expectNumber(hold, k, `${where} holdNs`);
+    const touch = results.touchNs as Record<string, unknown> | null | undefined;
+    if (touch !== null && touch !== undefined) for (const k of ["count", "mean", "p50", "p99", "max"]) expectNumber(touch, k, `${where} touchNs`);
+    const split = results.holdSplit as Record<string, unknown> | null | undefined;
+    if (split !== null && split !== undefined) for (const k of ["touchedHolds", "touchedHoldMeanNs", "touchMeanNs", "workMeanNs", "untouchedHoldMeanNs", "touchedHoldP50Ns", "untouchedHoldP50Ns"]) expectNumber(split, k, `${where} holdSplit`);
   }
   return o as unknown as Omit<MicroRun, "kernelStats" | "binary" | "env">;
 }
@@ -222,6 +237,7 @@ export function microArgs(opts: MicroOptions): string[] {
   if (opts.seed !== undefined) args.push("--seed", String(opts.seed));
   if (opts.holdLog !== undefined) args.push("--hold-log", opts.holdLog);
   if (opts.logMinNs !== undefined) args.push("--log-min-ns", String(opts.logMinNs));
+  if (opts.pinCpus !== undefined) args.push("--pin-cpus", String(opts.pinCpus));
   return args;
 }
 

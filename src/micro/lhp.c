@@ -25,6 +25,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,7 +91,10 @@ static struct {
     unsigned long seed;
     const char *hold_log;       /* holds of at least log_min_ns, one line each */
     long log_min_ns;
-} cfg = { 4, 0, 1000, -1, 5.0, MODE_OFF, 1, 0, 1, PAGES_4K, 256, 0, BACKOFF_SPIN, 0, 0, 1, NULL, 20000 };
+    int pin_cpus;               /* --pin-cpus N: the process on the N highest-numbered allowed CPUs (0: as started) */
+} cfg = { 4, 0, 1000, -1, 5.0, MODE_OFF, 1, 0, 1, PAGES_4K, 256, 0, BACKOFF_SPIN, 0, 0, 1, NULL, 20000, 0 };
+static int pinned_cpus[CPU_SETSIZE];
+static int npinned;
 
 static volatile int stop_flag;
 static volatile int start_flag;
@@ -150,6 +154,11 @@ struct worker {
     uint64_t max_hold;
     double sum_hold;
     uint64_t *hist;
+    /* first touches (--fault-in-cs, with hold times): the clock reads around
+     * the store, and the holds that made one */
+    uint64_t *touch_hist, *touched_hold_hist, *untouched_hold_hist;
+    uint64_t touch_max, touch_n;
+    double touch_sum, touched_hold_sum;
     double elapsed_ns;
     double cpu_ns;
     int setup_error;
@@ -557,7 +566,16 @@ static inline __attribute__((always_inline)) void worker_loop(struct worker *w, 
             since_touch = 0;
             uint8_t *p = fresh_page();
             if (p) {
+                uint64_t ta = timing ? now_ns() : 0;
                 *(volatile uint8_t *)p = 1;     /* first touch: a minor fault unless pre-faulted or huge */
+                if (timing) {
+                    uint64_t d = now_ns() - ta;
+                    w->touch_hist[bucket_of(d)]++;
+                    w->touch_sum += (double)d;
+                    w->touch_n++;
+                    if (d > w->touch_max)
+                        w->touch_max = d;
+                }
                 w->touched++;
                 t_hold_flags |= HOLD_TOUCHED;
             }
@@ -591,6 +609,11 @@ static inline __attribute__((always_inline)) void worker_loop(struct worker *w, 
             w->sum_wait += (double)wait;
             if (wait > w->max_wait)
                 w->max_wait = wait;
+            if (t_hold_flags & HOLD_TOUCHED) {
+                w->touched_hold_sum += (double)hold;
+                w->touched_hold_hist[bucket_of(hold)]++;
+            } else
+                w->untouched_hold_hist[bucket_of(hold)]++;
             log_hold(w, t0, t1);
         }
         w->iterations++;
@@ -659,7 +682,7 @@ static void usage(void)
             "           [--extension off|on|simulate|none] [--no-hold-times]\n"
             "           [--fault-in-cs] [--fault-every K] [--pages 4k|hugetlb|thp] [--region-mib M] [--prefault]\n"
             "           [--backoff spin|slock] [--inner-locks N] [--jitter-pct P] [--seed S]\n"
-            "           [--hold-log FILE] [--log-min-ns N]\n");
+            "           [--hold-log FILE] [--log-min-ns N] [--pin-cpus N]\n");
     exit(2);
 }
 
@@ -769,6 +792,35 @@ static long region_huge_kib(void)
     return kib;
 }
 
+/*
+ * --pin-cpus N: restricts the process (before any thread starts, so every
+ * thread inherits it) to the N highest-numbered CPUs it may run on, so that
+ * T workers + H hogs oversubscribe N CPUs on a machine of any size, as the
+ * kit's 1-vCPU guest does. The CPUs used are printed in the config.
+ */
+static void pin_process(void)
+{
+    cpu_set_t allowed, use;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
+        fprintf(stderr, "lhp: --pin-cpus: sched_getaffinity failed: %s\n", strerror(errno));
+        exit(2);
+    }
+    CPU_ZERO(&use);
+    for (int c = CPU_SETSIZE - 1; c >= 0 && npinned < cfg.pin_cpus; c--)
+        if (CPU_ISSET(c, &allowed)) {
+            CPU_SET(c, &use);
+            pinned_cpus[npinned++] = c;
+        }
+    if (npinned < cfg.pin_cpus) {
+        fprintf(stderr, "lhp: --pin-cpus %d: only %d CPUs are allowed to this process\n", cfg.pin_cpus, npinned);
+        exit(2);
+    }
+    if (sched_setaffinity(0, sizeof use, &use) != 0) {
+        fprintf(stderr, "lhp: --pin-cpus: sched_setaffinity failed: %s\n", strerror(errno));
+        exit(2);
+    }
+}
+
 static void write_hold_log(struct worker *workers)
 {
     FILE *f = fopen(cfg.hold_log, "w");
@@ -798,6 +850,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--think-ns")) cfg.think_ns = parse_long("think-ns", v, 0);
         else if (!strcmp(a, "--fault-every")) cfg.fault_every = parse_long("fault-every", v, 1);
         else if (!strcmp(a, "--region-mib")) cfg.region_mib = parse_long("region-mib", v, 2);
+        else if (!strcmp(a, "--pin-cpus")) cfg.pin_cpus = (int)parse_long("pin-cpus", v, 1);
         else if (!strcmp(a, "--inner-locks")) cfg.inner_locks = (int)parse_long("inner-locks", v, 0);
         else if (!strcmp(a, "--jitter-pct")) cfg.jitter_pct = parse_long("jitter-pct", v, 0);
         else if (!strcmp(a, "--seed")) cfg.seed = (unsigned long)parse_long("seed", v, 0);
@@ -828,6 +881,8 @@ int main(int argc, char **argv)
     if (cfg.think_ns < 0)
         cfg.think_ns = cfg.cs_ns;
     if (cfg.jitter_pct > 90) { fprintf(stderr, "lhp: --jitter-pct expects 0..90, got %ld\n", cfg.jitter_pct); exit(2); }
+    if (cfg.pin_cpus > 0)
+        pin_process();
     if (cfg.fault_in_cs)
         setup_region();
 
@@ -854,6 +909,9 @@ int main(int argc, char **argv)
             workers[i].index = i;
             workers[i].hist = calloc(NBUCKETS, sizeof(uint64_t));
             workers[i].wait_hist = calloc(NBUCKETS, sizeof(uint64_t));
+            workers[i].touch_hist = calloc(NBUCKETS, sizeof(uint64_t));
+            workers[i].touched_hold_hist = calloc(NBUCKETS, sizeof(uint64_t));
+            workers[i].untouched_hold_hist = calloc(NBUCKETS, sizeof(uint64_t));
             if (cfg.hold_log) {
                 workers[i].log = malloc(sizeof(struct hold_rec) * HOLD_LOG_MAX);
                 memset(workers[i].log, 0, sizeof(struct hold_rec) * HOLD_LOG_MAX);   /* pre-fault: no faults outside holds */
@@ -892,16 +950,25 @@ int main(int argc, char **argv)
 
     static const char *mode_names[] = { "off", "on", "simulate", "none" };
     static const char *page_names[] = { "4k", "hugetlb", "thp" };
-    printf("{\"program\":\"slicelab-lhp\",\"version\":2,");
+    printf("{\"program\":\"slicelab-lhp\",\"version\":3,");
     printf("\"config\":{\"threads\":%d,\"hogs\":%d,\"csNs\":%ld,\"thinkNs\":%ld,\"durationS\":%g,\"extension\":\"%s\",\"holdTimes\":%s,",
            cfg.threads, cfg.hogs, cfg.cs_ns, cfg.think_ns, cfg.duration, mode_names[cfg.mode], cfg.hold_times ? "true" : "false");
     printf("\"requestProtocol\":2,\"backoff\":\"%s\",\"innerLocks\":%d,\"jitterPct\":%ld,\"seed\":%lu,\"faultInCs\":",
            cfg.backoff == BACKOFF_SLOCK ? "slock" : "spin", cfg.inner_locks, cfg.jitter_pct, cfg.seed);
     if (cfg.fault_in_cs)
-        printf("{\"pages\":\"%s\",\"faultEvery\":%ld,\"regionMiB\":%ld,\"prefault\":%s}},",
+        printf("{\"pages\":\"%s\",\"faultEvery\":%ld,\"regionMiB\":%ld,\"prefault\":%s},",
                page_names[cfg.pages], cfg.fault_every, cfg.region_mib, cfg.prefault ? "true" : "false");
     else
+        printf("null,");
+    printf("\"pinnedCpus\":");
+    if (npinned == 0)
         printf("null},");
+    else {
+        printf("[");
+        for (int k = 0; k < npinned; k++)
+            printf("%s%d", k ? "," : "", pinned_cpus[k]);
+        printf("]},");
+    }
     printf("\"feature\":{\"available\":%s,\"area\":", cfg.mode == MODE_OFF || cfg.mode == MODE_NONE ? "null" : feat.available || cfg.mode == MODE_SIMULATE ? "true" : "false");
     json_string(feat.area);
     printf(",\"registered\":%s", registration_failed ? "false" : "true");
@@ -918,6 +985,10 @@ int main(int argc, char **argv)
     long niv = 0, nv = 0, hog_niv = 0, minflt = 0, majflt = 0;
     double sumh = 0, per_iter = 0, cpu_per_iter = 0, sumw = 0, hog_cpu = 0;
     uint64_t *whist = calloc(NBUCKETS, sizeof *whist);
+    uint64_t *thist = calloc(NBUCKETS, sizeof *thist);
+    uint64_t *th_hist = calloc(NBUCKETS, sizeof *th_hist), *uh_hist = calloc(NBUCKETS, sizeof *uh_hist);
+    uint64_t touch_n = 0, touch_max = 0;
+    double touch_sum = 0, touched_hold_sum = 0;
     for (int i = 0; i < cfg.threads; i++) {
         struct worker *w = &workers[i];
         iters += w->iterations;
@@ -927,6 +998,11 @@ int main(int argc, char **argv)
         if (w->max_hold > maxh) maxh = w->max_hold;
         for (int b = 0; b < NBUCKETS; b++) hist[b] += w->hist[b];
         for (int b = 0; b < NBUCKETS; b++) whist[b] += w->wait_hist[b];
+        for (int b = 0; b < NBUCKETS; b++) thist[b] += w->touch_hist[b];
+        for (int b = 0; b < NBUCKETS; b++) th_hist[b] += w->touched_hold_hist[b];
+        for (int b = 0; b < NBUCKETS; b++) uh_hist[b] += w->untouched_hold_hist[b];
+        touch_n += w->touch_n; touch_sum += w->touch_sum; touched_hold_sum += w->touched_hold_sum;
+        if (w->touch_max > touch_max) touch_max = w->touch_max;
         dr += w->dropped; ra += w->rearmed; touched += w->touched;
         minflt += w->minflt; majflt += w->majflt;
         sumw += w->sum_wait;
@@ -963,6 +1039,23 @@ int main(int argc, char **argv)
            (double)hog_loops / elapsed);
     printf("\"faults\":{\"workerMinor\":%ld,\"workerMajor\":%ld,\"freshPagesTouched\":%llu,\"regionExhausted\":%s,\"hugeKiBMapped\":%ld},",
            minflt, majflt, (unsigned long long)touched, region_exhausted ? "true" : "false", huge_kib_mapped);
+    /* the first touch inside a section, timed by two clock reads around the
+     * store (their own cost, tens of ns, is included), and the hold split:
+     * holds that touched a page vs the rest (section work = hold - touch) */
+    if (cfg.hold_times && cfg.fault_in_cs && touch_n > 0) {
+        double untouched_n = (double)(iters - touch_n);
+        printf("\"touchNs\":{\"count\":%llu,\"mean\":%.1f,\"p50\":%.1f,\"p99\":%.1f,\"max\":%llu},",
+               (unsigned long long)touch_n, touch_sum / (double)touch_n, percentile(thist, touch_n, 0.5),
+               percentile(thist, touch_n, 0.99), (unsigned long long)touch_max);
+        /* means include the holds that were preempted (ms-long tails); the medians do not */
+        printf("\"holdSplit\":{\"touchedHolds\":%llu,\"touchedHoldMeanNs\":%.1f,\"touchMeanNs\":%.1f,\"workMeanNs\":%.1f,\"untouchedHoldMeanNs\":%.1f,"
+               "\"touchedHoldP50Ns\":%.1f,\"untouchedHoldP50Ns\":%.1f},",
+               (unsigned long long)touch_n, touched_hold_sum / (double)touch_n, touch_sum / (double)touch_n,
+               (touched_hold_sum - touch_sum) / (double)touch_n,
+               untouched_n > 0 ? (sumh - touched_hold_sum) / untouched_n : 0,
+               percentile(th_hist, touch_n, 0.5), percentile(uh_hist, iters - touch_n, 0.5));
+    } else
+        printf("\"touchNs\":null,\"holdSplit\":null,");
     printf("\"dropped\":%llu,\"rearmed\":%llu,", (unsigned long long)dr, (unsigned long long)ra);
     printf("\"involuntaryCtxSwitches\":{\"workers\":%ld,\"hogs\":%ld},\"voluntaryCtxSwitches\":%ld,", niv, hog_niv, nv);
     printf("\"requests\":%llu,\"grants\":%llu,\"yields\":%llu,\"revoked\":%llu}}\n",

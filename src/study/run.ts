@@ -87,6 +87,8 @@ export interface CheckContext {
   recordParent: string;
   /** Parameters after overrides (shared_buffers for huge pages). */
   params: Record<string, string | number>;
+  /** The experiment boots its own VM: the preemption mode is the guest's, not this machine's. */
+  bootsVm?: boolean;
 }
 
 /** The checks a study needs on this machine, each pass/fail/skipped with a clear line. */
@@ -111,7 +113,9 @@ export function runChecks(study: Study, ctx: CheckContext): Check[] {
     });
   }
   const mode = study.factors.find((f) => f.via === "preempt");
-  if (mode) {
+  if (mode && ctx.bootsVm) {
+    out.push({ name: "preemption mode", status: "pass", detail: `${mode.name} is switched inside the experiment's own VM guest (debugfs sched/preempt there), not on this machine` });
+  } else if (mode) {
     const avail = readText(PREEMPT_FILE);
     if (k.preempt.dynamic !== true) {
       out.push({ name: "preemption mode", status: "fail", detail: `${mode.name} is a factor but the kernel ${k.release} ${k.preempt.dynamic === false ? "is built without CONFIG_PREEMPT_DYNAMIC" : "has no readable config, so PREEMPT_DYNAMIC is not known"}; the mode can only change by rebooting with preempt=` });
@@ -280,7 +284,7 @@ export function planStudy(studyIn: Study, o: PlanOptions): StudyPlan {
   if (o.vm && !o.guest) prepare.push({ name: "VM boot", state: "QEMU with the kit's 7.2 kernel (TCG here: about 10–40 s to the command)" });
   const recordParent = join(o.runsRoot, study.name);
   const recordDir = o.out ? resolve(o.out) : (unfinishedRecord(o.runsRoot, study.name, o.vm) ?? join(recordParent, utcStamp()));
-  const checks = o.vm && !o.guest ? vmChecks() : [...runChecks(study, { kernel, recordParent, params }), ...(spec?.bootsVm ? vmChecks() : [])];
+  const checks = o.vm && !o.guest ? vmChecks() : [...runChecks(study, { kernel, recordParent, params, bootsVm: spec?.bootsVm === true }), ...(spec?.bootsVm ? vmChecks() : [])];
   const tcg = o.vm ? 1 : 1;
   return {
     study,

@@ -86,6 +86,8 @@ export interface MicroShape {
   logMinNs: number;
   /** Uncontended nested acquires in each hold (PostgreSQL takes buffer-header locks under buffer_strategy_lock): with the extension on they re-arm a request the kernel cleared (protocol v2). */
   innerLocks: number;
+  /** Pin the micro-benchmark to this many CPUs (a bundle on a machine of any size; the VM's vCPU count does it there). */
+  pinCpus?: number;
 }
 
 export function defaultShape(o: Partial<MicroShape> = {}): MicroShape {
@@ -99,6 +101,7 @@ export function defaultShape(o: Partial<MicroShape> = {}): MicroShape {
     jitterPct: o.jitterPct ?? 25,
     logMinNs: o.logMinNs ?? 10000,
     innerLocks: o.innerLocks ?? 2,
+    ...(o.pinCpus === undefined ? {} : { pinCpus: o.pinCpus }),
   };
 }
 
@@ -116,6 +119,7 @@ export function runMicroOptions(r: PlannedRun, s: MicroShape): MicroOptions {
     seed: r.seed,
     holdLog: "/tmp/slicelab-holds.txt",
     logMinNs: s.logMinNs,
+    ...(s.pinCpus === undefined ? {} : { pinCpus: s.pinCpus }),
   };
 }
 
@@ -123,23 +127,43 @@ export function runMicroOptions(r: PlannedRun, s: MicroShape): MicroOptions {
  * The guest script: tracefs set-up once, then every planned run in order.
  * host: run on this machine instead of a VM guest — a private tracing instance
  * (removed at the end), no huge-page reservation, the preemption mode read and
- * never written.
+ * never written (unless a run names a mode: the bundle's run.sh writes it when
+ * debugfs allows, and restores it).
+ * resume (the bundle): a run whose directory has a status is skipped, a partial
+ * one is made again; before each block the script stops when the runs so far
+ * say the block would not end within $SLICELAB_BUDGET seconds of $SLICELAB_T0
+ * (the stopped runs are listed in $O/not-run); a progress line per run with an ETA.
+ * The tracing is skipped when $SLICELAB_NO_TRACE is 1 (each run's holder trace then
+ * ends at the separator, and $O/traced says no).
  */
-export function guestMechanismScript(o: { lhp: string; runs: PlannedRun[]; shape: MicroShape; bufferKb: number; host?: boolean }): string {
+export function guestMechanismScript(o: { lhp: string; runs: PlannedRun[]; shape: MicroShape; bufferKb: number; host?: boolean; resume?: boolean; lhpFromEnv?: boolean }): string {
   const hugePages = Math.ceil(o.shape.regionMiB / 2) + 8;
   const host = o.host === true;
+  const resume = o.resume === true;
   const env = Object.entries(MICRO_ENV).map(([k, v]) => `${k}=${shQuote(v)}`).join(" ");
   const runs = o.runs
-    .map((r) => `run ${r.id} ${r.mode} ${microArgs(runMicroOptions(r, o.shape)).map(shQuote).join(" ")}`)
+    .map((r) => `run ${r.id} ${r.mode} ${r.block} ${microArgs(runMicroOptions(r, o.shape)).map(shQuote).join(" ")}`)
     .join("\n");
+  const perBlock = new Set(o.runs.map((r) => r.block)).size > 0 ? Math.max(...[...countBy(o.runs.map((r) => r.block)).values()]) : 0;
+  const traceSetup = `echo 0 > $T/tracing_on
+echo mono > $T/trace_clock || { note "trace_clock mono refused"; exit 3; }
+echo ${o.bufferKb} > $T/buffer_size_kb || note "buffer_size_kb ${o.bufferKb} refused"
+${host ? `echo 'prev_comm ~ "lhp-*" || next_comm ~ "lhp-*"' > $T/events/sched/sched_switch/filter || note "sched_switch filter refused"
+` : ""}echo 1 > $T/events/sched/sched_switch/enable || { note "sched_switch refused"; exit 3; }
+echo 'stacktrace if prev_comm ~ "lhp-w*"' > $T/events/sched/sched_switch/trigger || { note "stacktrace trigger refused"; exit 3; }
+for e in rseq_slice_grant rseq_slice_expire; do [ -e $T/events/rseq/$e/enable ] && echo 1 > $T/events/rseq/$e/enable; done
+cat $T/trace_clock > "$O/trace_clock"`;
   return `set -u
-O="$SLICELAB_VM_OUT"; T=/sys/kernel/tracing; D=/sys/kernel/debug
+O="$SLICELAB_VM_OUT"; T=/sys/kernel/tracing; D=/sys/kernel/debug; TR=1
+[ "\${SLICELAB_NO_TRACE:-0}" = 1 ] && TR=0
 note() { echo "slicelab-mechanism: $*"; echo "$*" >> "$O/notes.txt"; }
 uname -r > "$O/uname-r"
-${host ? `[ -d $T/instances ] || { note "tracefs not mounted at $T"; exit 3; }
+${host ? `if [ $TR = 1 ]; then
+[ -d $T/instances ] || { note "tracefs not mounted at $T"; exit 3; }
 T=$T/instances/slicelab-mechanism-$$
 mkdir $T || { note "cannot create the tracing instance $T"; exit 3; }
-trap 'echo 0 > $T/tracing_on; echo 0 > $T/events/sched/sched_switch/enable; echo "!stacktrace if prev_comm ~ \"lhp-w*\"" > $T/events/sched/sched_switch/trigger; rmdir $T' EXIT
+trap 'echo 0 > $T/tracing_on; echo 0 > $T/events/sched/sched_switch/enable; echo "!stacktrace if prev_comm ~ \\"lhp-w*\\"" > $T/events/sched/sched_switch/trigger; rmdir $T' EXIT
+fi
 # the mode: debugfs sched/preempt when readable, else preempt= on the command line, else the Kconfig default
 hostmode() {
   cat $D/sched/preempt 2>/dev/null && return
@@ -155,36 +179,60 @@ cat $D/sched/preempt > "$O/preempt-at-boot"
 echo ${hugePages} > /proc/sys/vm/nr_hugepages 2>/dev/null || note "nr_hugepages refused"`}
 cat /proc/sys/vm/nr_hugepages > "$O/nr_hugepages" 2>/dev/null
 [ -r /proc/config.gz ] && zcat /proc/config.gz | sha256sum | cut -d' ' -f1 > "$O/config-sha256"
-echo 0 > $T/tracing_on
-echo mono > $T/trace_clock || { note "trace_clock mono refused"; exit 3; }
-echo ${o.bufferKb} > $T/buffer_size_kb || note "buffer_size_kb ${o.bufferKb} refused"
-${host ? `echo 'prev_comm ~ "lhp-*" || next_comm ~ "lhp-*"' > $T/events/sched/sched_switch/filter || note "sched_switch filter refused"
-` : ""}echo 1 > $T/events/sched/sched_switch/enable || { note "sched_switch refused"; exit 3; }
-echo 'stacktrace if prev_comm ~ "lhp-w*"' > $T/events/sched/sched_switch/trigger || { note "stacktrace trigger refused"; exit 3; }
-for e in rseq_slice_grant rseq_slice_expire; do [ -e $T/events/rseq/$e/enable ] && echo 1 > $T/events/rseq/$e/enable; done
-cat $T/trace_clock > "$O/trace_clock"
+if [ $TR = 1 ]; then
+${traceSetup}
+echo yes > "$O/traced"
+else
+echo "no (SLICELAB_NO_TRACE=1)" > "$O/traced"
+fi
 mkdir -p "$O/runs"
-run() {
-  id=$1; mode=$2; shift 2
-  R="$O/runs/$id"; mkdir -p "$R"
+${resume ? `SL_N=${o.runs.length}; SL_PER_BLOCK=${perBlock}; SL_DONE=0; SL_RAN=0; SL_BLOCK=0; SL_STOP=0; SL_RUN_S=0
+SL_T0=\${SLICELAB_T0:-$(date +%s)}
+` : ""}run() {
+  id=$1; mode=$2; blk=$3; shift 3
+  R="$O/runs/$id"
+${resume ? `  if [ -f "$R/status" ]; then SL_DONE=$((SL_DONE + 1)); echo "slicelab-mechanism: run $id done before (resumed)"; return; fi
+  if [ "$blk" != "$SL_BLOCK" ]; then
+    SL_BLOCK=$blk
+    if [ -n "\${SLICELAB_BUDGET:-}" ] && [ $SL_STOP = 0 ]; then
+      el=$(( $(date +%s) - SL_T0 )); per=\${SLICELAB_EST_RUN_S:-10}
+      [ $SL_RAN -gt 0 ] && per=$(( (SL_RUN_S + SL_RAN - 1) / SL_RAN ))
+      if [ $(( el + per * SL_PER_BLOCK )) -gt "$SLICELAB_BUDGET" ]; then SL_STOP=1; note "budget: block $blk and later not started (\${el} s used of $SLICELAB_BUDGET, ~\${per} s per run)"; fi
+    fi
+  fi
+  if [ $SL_STOP = 1 ]; then echo "$id" >> "$O/not-run"; return; fi
+  rm -rf "$R"; t_run=$(date +%s)
+` : ""}  mkdir -p "$R"
   if [ "$mode" != current ]; then echo $mode > $D/sched/preempt || { note "run $id: sched/preempt $mode refused"; echo refused > "$R/status"; return; }; fi
   ${host ? `hostmode > "$R/preempt"` : `cat $D/sched/preempt > "$R/preempt"`}
-  echo > $T/trace
+  [ $TR = 1 ] && echo > $T/trace
   cat $D/rseq/stats > "$R/rseq-stats-before.txt" 2>/dev/null
-  echo 1 > $T/tracing_on
-  env ${env} ${shQuote(o.lhp)} "$@" > "$R/micro.json" 2> "$R/micro.err"
-  echo $? > "$R/status"
-  echo 0 > $T/tracing_on
+  [ $TR = 1 ] && echo 1 > $T/tracing_on
+  env ${env} ${o.lhpFromEnv ? '"$SLICELAB_LHP"' : shQuote(o.lhp)} "$@" > "$R/micro.json" 2> "$R/micro.err"
+  echo $? > "$R/status.tmp"
+  [ $TR = 1 ] && echo 0 > $T/tracing_on
   cat $D/rseq/stats > "$R/rseq-stats-after.txt" 2>/dev/null
-  for c in $T/per_cpu/cpu*; do echo "== $(basename $c)"; cat $c/stats; done > "$R/buffer-stats.txt"
+  if [ $TR = 1 ]; then for c in $T/per_cpu/cpu*; do echo "== $(basename $c)"; cat $c/stats; done > "$R/buffer-stats.txt"; fi
   [ -e /proc/pressure/cpu ] && cat /proc/loadavg > "$R/loadavg"
-  { cat /tmp/slicelab-holds.txt; echo "# slicelab-lhp trace follows"; cat $T/trace; } | gzip -1 > "$R/holder-trace.txt.gz"
+  { cat /tmp/slicelab-holds.txt; echo "# slicelab-lhp trace follows"; [ $TR = 1 ] && cat $T/trace; } | gzip -1 > "$R/holder-trace.txt.gz"
   rm -f /tmp/slicelab-holds.txt
-  echo "slicelab-mechanism: run $id done"
-}
+  mv "$R/status.tmp" "$R/status"
+${resume ? `  SL_RAN=$((SL_RAN + 1)); SL_DONE=$((SL_DONE + 1)); SL_RUN_S=$(( SL_RUN_S + $(date +%s) - t_run ))
+  per=$(( (SL_RUN_S + SL_RAN - 1) / SL_RAN )); el=$(( $(date +%s) - SL_T0 ))
+  left=$(( SL_N - SL_DONE )); eta=$(( left * per ))
+  [ -n "\${SLICELAB_BUDGET:-}" ] && [ $(( el + eta )) -gt "$SLICELAB_BUDGET" ] && eta="$(( SLICELAB_BUDGET - el )) (budget)"
+  echo "slicelab-mechanism: run $id done ($SL_DONE/$SL_N, block $blk, mode $mode, \${el} s, ETA \${eta} s)"
+` : `  echo "slicelab-mechanism: run $id done"
+`}}
 ${runs}
 exit 0
 `;
+}
+
+function countBy<T>(xs: readonly T[]): Map<T, number> {
+  const m = new Map<T, number>();
+  for (const x of xs) m.set(x, (m.get(x) ?? 0) + 1);
+  return m;
 }
 
 /** A holder trace's first-descheduling classes, as a row's fields (the VM micro and PostgreSQL runners share them). */
@@ -231,6 +279,19 @@ export interface MechanismRow extends HolderDeschedCounts {
   throughputPerS: number;
   hogWorkPerS: number;
   holdP99Ns: number | null;
+  /** First touches inside sections, timed in the section (lhp version 3; null before, or without --fault-in-cs). */
+  touchCount: number | null;
+  touchP50Ns: number | null;
+  touchP99Ns: number | null;
+  touchMaxNs: number | null;
+  touchMeanNs: number | null;
+  /** The hold-time split: mean hold with a touch, its section work (hold − touch), and the mean hold without one. */
+  touchedHoldMeanNs: number | null;
+  touchedWorkMeanNs: number | null;
+  untouchedHoldMeanNs: number | null;
+  /** Median holds with and without a first touch (the means above include preempted holds' long tails). */
+  touchedHoldP50Ns: number | null;
+  untouchedHoldP50Ns: number | null;
   waitP99Ns: number | null;
   waitP999Ns: number | null;
   dropped: number;
@@ -293,6 +354,16 @@ export function rowFromRunDir(dir: string, r: PlannedRun, ctx: { kernelRelease: 
     throughputPerS: x.throughputPerS,
     hogWorkPerS: x.hogs.workPerS,
     holdP99Ns: x.holdNs?.p99 ?? null,
+    touchCount: x.touchNs?.count ?? null,
+    touchP50Ns: x.touchNs?.p50 ?? null,
+    touchP99Ns: x.touchNs?.p99 ?? null,
+    touchMaxNs: x.touchNs?.max ?? null,
+    touchMeanNs: x.touchNs?.mean ?? null,
+    touchedHoldMeanNs: x.holdSplit?.touchedHoldMeanNs ?? null,
+    touchedWorkMeanNs: x.holdSplit?.workMeanNs ?? null,
+    untouchedHoldMeanNs: x.holdSplit?.untouchedHoldMeanNs ?? null,
+    touchedHoldP50Ns: x.holdSplit?.touchedHoldP50Ns ?? null,
+    untouchedHoldP50Ns: x.holdSplit?.untouchedHoldP50Ns ?? null,
     waitP99Ns: x.waitNs?.p99 ?? null,
     waitP999Ns: x.waitNs?.p999 ?? null,
     dropped: x.dropped,

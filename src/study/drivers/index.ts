@@ -208,6 +208,42 @@ export const DRIVERS: readonly DriverSpec[] = [
     load: () => import("./kernel-build.js").then((m) => ({ run: m.kernelBuild })),
   },
   {
+    name: "mechanism-micro",
+    summary: "the mechanism factorial: where lock holders are preempted (in a fault, elsewhere in the kernel, at the return), mode × pages × extension in randomised blocks, one VM boot",
+    params: [
+      { name: "blocks", kind: "int", default: 3, min: 1, doc: "randomised blocks (every cell once per block)" },
+      { name: "modes", kind: "list", default: ["full", "lazy"], choices: ["full", "lazy", "none"], doc: "preemption modes (debugfs sched/preempt, switched per run)" },
+      { name: "pages", kind: "list", default: ["4k", "4k-prefault", "hugetlb"], choices: ["4k", "4k-prefault", "hugetlb"], doc: "the region's pages" },
+      { name: "extensions", kind: "list", default: ["off", "on"], choices: ["off", "on"], doc: "the micro-benchmark's extension arms" },
+      { name: "seed", kind: "int", default: 1, min: 0, doc: "the plan's seed (each run has its own, derived from it)" },
+      { name: "threads", kind: "int", default: 2, min: 1, doc: "worker threads" },
+      { name: "hogs", kind: "int", default: 2, min: 0, doc: "CPU hogs" },
+      { name: "cs_ns", kind: "int", default: 2000, min: 0, doc: "critical-section length (ns)" },
+      { name: "duration", kind: "number", default: 1, above: 0, doc: "seconds per run (guest time)" },
+      { name: "fault_every", kind: "int", default: 4, min: 1, doc: "a first touch every Kth section" },
+      { name: "region_mib", kind: "int", default: 384, min: 2, doc: "the region of fresh pages" },
+      { name: "jitter_pct", kind: "int", default: 25, min: 0, doc: "section and think lengths ± this %" },
+      { name: "cpus", kind: "int", default: 1, min: 1, doc: "vCPUs" },
+      { name: "pin_cpus", kind: "int", default: 1, min: 1, doc: "in a bundle: the CPUs of the machine the micro-benchmark is pinned to" },
+      { name: "accel", kind: "enum", default: "tcg-icount", choices: ["tcg-icount", "tcg", "kvm"], doc: "the VM's accelerator" },
+    ],
+    validate: (p) => {
+      if (n(p, "threads") + n(p, "hogs") <= n(p, "cpus")) throw new UserError(`threads ${n(p, "threads")} + hogs ${n(p, "hogs")}: expected more than cpus ${n(p, "cpus")} (the runs must be oversubscribed)`);
+    },
+    plan: (p) => {
+      const cells = (p.modes as string[]).length * (p.pages as string[]).length * (p.extensions as string[]).length;
+      const runs = n(p, "blocks") * cells;
+      return {
+        runs,
+        seconds: 120 + runs * (n(p, "duration") * 40 + 30),
+        text: `${n(p, "blocks")} randomised blocks × ${cells} cells (mode ${(p.modes as string[]).join(",")} × pages ${(p.pages as string[]).join(",")} × extension ${(p.extensions as string[]).join(",")}; seed ${n(p, "seed")}) = ${runs} runs of ${n(p, "duration")} s, micro-benchmark ${n(p, "threads")} threads + ${n(p, "hogs")} hogs, ${n(p, "cs_ns")} ns sections ±${n(p, "jitter_pct")} %, a first touch every ${n(p, "fault_every")}th, in one ${String(p.accel)} boot with ${n(p, "cpus")} vCPU`,
+      };
+    },
+    verdictFile: "predictions.json",
+    bootsVm: true,
+    load: () => import("./mechanism-micro.js").then((m) => ({ run: m.mechanismMicro })),
+  },
+  {
     name: "vm-micro",
     summary: "the micro-benchmark's extension off/on A/B inside the kit's VM, ABBA pairs",
     params: [

@@ -1,0 +1,53 @@
+import type { Command } from "../command.js";
+import { numberOption, parseCommandArgs, printJson } from "../args.js";
+import { UserError } from "../../util/errors.js";
+import { makeBundle } from "../../bundle/make.js";
+
+const usage = `usage: slicelab bundle STUDY [--out FILE] [--blocks N] [--duration S] [--pin-cpus N] [--with-vm] [--json]
+
+  One self-contained tarball (≤ 64 MiB) that runs STUDY on any x86-64 Linux with a POSIX sh and
+  coreutils (grep, sed, gzip): no Node, no compiler, no package manager, no network. Copy it, then
+  there, as root:
+      tar xzf FILE && sh slicelab-STUDY-STAMP/run.sh --budget 1800
+  run.sh checks first (one line per refusal), records the machine, takes the native path when the
+  kernel has the slice extension and the reference path (extension off) when not, switches the
+  preemption mode only where debugfs sched/preempt allows (and puts it back), resumes after
+  Ctrl-C, and writes one results directory with SHA256SUMS. Bring it back and
+  \`slicelab import DIR\` it.
+
+  Studies: those of the mechanism-micro experiment (studies/mechanism-micro.json). Default FILE:
+  bundles/slicelab-STUDY-STAMP.tar.gz in the clone (ignored by git).
+  --blocks N     blocks per plan (default: the study's design.runs); run.sh runs as many as fit
+  --duration S   seconds per run; --pin-cpus N: the CPUs the micro-benchmark is pinned to (default 1)
+  --with-vm      the kit's kernel and QEMU for the KVM path: not available yet (refused)`;
+
+export const bundleCommand: Command = {
+  name: "bundle",
+  summary: "one tarball that runs a study on another machine with nothing but sh (run.sh), for `slicelab import`",
+  usage,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs("bundle", argv, {
+      out: { type: "string" }, blocks: { type: "string" }, duration: { type: "string" }, "pin-cpus": { type: "string" },
+      "with-vm": { type: "boolean" }, json: { type: "boolean" },
+    });
+    if (positionals.length !== 1) throw new UserError("usage: slicelab bundle STUDY [--out FILE] (see slicelab bundle --help)");
+    const r = await makeBundle({
+      study: positionals[0]!,
+      out: values.out,
+      blocks: values.blocks === undefined ? undefined : numberOption("blocks", values.blocks, 1),
+      shape: {
+        ...(values.duration === undefined ? {} : { durationS: Number(values.duration) }),
+        ...(values["pin-cpus"] === undefined ? {} : { pinCpus: numberOption("pin-cpus", values["pin-cpus"], 1) }),
+      },
+      withVm: values["with-vm"] === true,
+    });
+    if (values.duration !== undefined && !(Number(values.duration) > 0)) throw new UserError(`--duration expects seconds > 0, found ${JSON.stringify(values.duration)}`);
+    if (values.json) printJson({ path: r.path, bytes: r.bytes, id: r.manifest.id, study: r.manifest.study, plans: r.manifest.plans });
+    else {
+      process.stdout.write(`${r.path} (${(r.bytes / 1024).toFixed(0)} KiB, bundle ${r.manifest.id})\n`);
+      for (const p of r.manifest.plans) process.stdout.write(`  plan ${p.name}: ${p.runs} runs (${p.blocks} blocks of ${p.perBlock}: mode ${p.modes.join(",")} × pages ${p.pages.join(",")} × extension ${p.extensions.join(",")})\n`);
+      process.stdout.write(`there, as root: tar xzf ${r.path.split("/").pop()} && sh ${r.name}/run.sh --budget 1800\n`);
+    }
+    return 0;
+  },
+};

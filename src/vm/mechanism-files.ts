@@ -1,0 +1,106 @@
+/**
+ * The files of a micro mechanism record: rows.json and rows.csv (one row per run, the CSV's columns
+ * from one list), provenance.json (the command, times, loads, design, VM and kernel), and what the
+ * analysis makes of the rows (cells.json, predictions.json, answer.txt). `mechanism run`, the
+ * mechanism-micro study driver and `slicelab import` write through here.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "../util/fs.js";
+import { answerSentence, summariseCells, type FactorialRow } from "../analysis/mechanism.js";
+import { evaluatePredictions } from "../analysis/mechanism-predictions.js";
+import { kitInfo, hostInfo } from "../bench/provenance.js";
+import { writeMechanismEnvelope, type RunContext } from "./mechanism-record.js";
+import type { MechanismRow, MechanismRun } from "./mechanism.js";
+import type { BuildRecord as KernelBuildRecord } from "../kernel/build.js";
+
+export const CSV_FIELDS: (keyof MechanismRow)[] = [
+  "run", "block", "order", "seed", "mode", "modeActive", "kernelRelease", "accel", "pages", "hugeKiBMapped", "extension", "durationS",
+  "holds", "holdsLogged", "logLost", "deschedHolds", "kernelFault", "kernelOther", "returnFault", "returnInterrupt", "returnSyscall",
+  "voluntary", "unclassified", "covered", "grants", "expired", "revoked", "yields", "grantsInDeschedHolds", "faultsUnderLock",
+  "freshPagesTouched", "regionExhausted", "throughputPerS", "hogWorkPerS", "holdP99Ns", "touchCount", "touchP50Ns", "touchP99Ns", "touchMaxNs",
+  "touchMeanNs", "touchedHoldMeanNs", "touchedWorkMeanNs", "untouchedHoldMeanNs", "touchedHoldP50Ns", "untouchedHoldP50Ns", "waitP99Ns", "waitP999Ns", "dropped", "rearmed",
+  "lostEvents", "switchesWithoutStack", "preemptMarkDisagree",
+];
+
+export function rowsCsv(rows: readonly MechanismRow[]): string {
+  const cell = (v: unknown) => (v === null || v === undefined ? "" : String(v));
+  return `${CSV_FIELDS.join(",")}\n${rows.map((r) => CSV_FIELDS.map((k) => cell(r[k])).join(",")).join("\n")}\n`;
+}
+
+/** Writes cells, predictions and the answer computed from the rows into DIR. */
+export function writeAnalysis(dir: string, rows: readonly MechanismRow[], o: { where?: string } = {}): { answer: string } {
+  const fr = rows as unknown as FactorialRow[];
+  const cells = summariseCells(fr);
+  writeFileAtomic(join(dir, "cells.json"), `${JSON.stringify(cells, null, 2)}\n`);
+  writeFileAtomic(join(dir, "predictions.json"), `${JSON.stringify(evaluatePredictions(fr), null, 2)}\n`);
+  const answer = answerSentence(fr, cells, o);
+  writeFileAtomic(join(dir, "answer.txt"), `${answer}\n`);
+  return { answer };
+}
+
+/** What both mechanism runners' records share: the run's command, times, loads and design, the VM and the kernel. */
+export function runHead(
+  ctx: RunContext,
+  r: { vm: unknown; kernelRelease: unknown; guest: { configSha256?: unknown } },
+  o: { kernel: string; rec?: Pick<KernelBuildRecord, "version" | "bzImageSha256" | "configSha256"> },
+) {
+  return {
+    command: ctx.command,
+    started: ctx.started,
+    ended: ctx.ended,
+    loadStart: ctx.loadStart,
+    loadEnd: ctx.loadEnd,
+    design: ctx.design,
+    vm: r.vm,
+    kernel: { release: r.kernelRelease, bzImage: o.kernel, build: o.rec ? { version: o.rec.version, bzImageSha256: o.rec.bzImageSha256, configSha256: o.rec.configSha256 } : null, guestConfigSha256: r.guest.configSha256 },
+  };
+}
+
+/** Writes a run's rows (JSON and CSV) and its provenance into DIR. */
+export function writeRunFiles(dir: string, rows: unknown, csv: string, provenance: Record<string, unknown>): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileAtomic(join(dir, "rows.json"), `${JSON.stringify(rows, null, 2)}\n`);
+  writeFileAtomic(join(dir, "rows.csv"), csv);
+  writeFileAtomic(join(dir, "provenance.json"), `${JSON.stringify(provenance, null, 2)}\n`);
+}
+
+/**
+ * Writes a micro mechanism record into DIR: rows.json, rows.csv, provenance.json
+ * (with the command, times, loads and design of the run), cells, predictions and
+ * the answer, then record.json (study dipietro-2026).
+ */
+export function writeMicroRecord(
+  dir: string,
+  r: MechanismRun,
+  ctx: RunContext,
+  o: { host: boolean; accel: string; kernel: string; rec?: Pick<KernelBuildRecord, "version" | "bzImageSha256" | "configSha256"> },
+): { answer: string } {
+  const res = writeMicroFiles(dir, r, ctx, o);
+  writeMechanismEnvelope(dir);
+  return res;
+}
+
+/** The micro record's files without the envelope (the mechanism-micro study driver writes these into out/; the study runner writes the envelope). */
+export function writeMicroFiles(
+  dir: string,
+  r: MechanismRun,
+  ctx: RunContext,
+  o: { host: boolean; accel: string; kernel: string; rec?: Pick<KernelBuildRecord, "version" | "bzImageSha256" | "configSha256"> },
+): { answer: string } {
+  writeRunFiles(dir, r.rows, rowsCsv(r.rows), {
+    what: "mechanism factorial (issue 14): micro-benchmark --fault-in-cs in the VM, holder deschedulings classified from sched_switch kernel stacks",
+    evidence: o.host ? "this machine's kernel (no VM; a shared host: other jobs ran too)" : o.accel === "kvm" ? "KVM guest" : "TCG functional evidence: counts of where preemptions land; times are emulated",
+    ...runHead(ctx, r, o),
+    guest: r.guest,
+    shape: r.shape,
+    plan: r.plan,
+    failed: r.failed,
+    micro: r.micro,
+    rawDir: r.rawDir,
+    kit: kitInfo(),
+    host: hostInfo(),
+  });
+  return writeAnalysis(dir, r.rows);
+}
+
