@@ -3,7 +3,7 @@ import { numberOption, parseCommandArgs, printJson } from "../args.js";
 import { UserError } from "../../util/errors.js";
 import { makeBundle } from "../../bundle/make.js";
 
-const usage = `usage: slicelab bundle STUDY [--out FILE] [--blocks N] [--duration S] [--pin-cpus N] [--with-vm] [--json]
+const usage = `usage: slicelab bundle STUDY [--out FILE] [--blocks N] [--duration S] [--pin-cpus N] [--threads T] [--hogs H] [--with-vm] [--json]
 
   One self-contained tarball (≤ 64 MiB) that runs STUDY on any x86-64 Linux with a POSIX sh and
   coreutils (grep, sed, gzip): no Node, no compiler, no package manager, no network. Copy it, then
@@ -18,7 +18,8 @@ const usage = `usage: slicelab bundle STUDY [--out FILE] [--blocks N] [--duratio
   Studies: those of the mechanism-micro experiment (studies/mechanism-micro.json). Default FILE:
   bundles/slicelab-STUDY-STAMP.tar.gz in the clone (ignored by git).
   --blocks N     blocks per plan (default: the study's design.runs); run.sh runs as many as fit
-  --duration S   seconds per run; --pin-cpus N: the CPUs the micro-benchmark is pinned to (default 1)
+  --duration S   seconds per run; --pin-cpus N: the CPUs the micro-benchmark is pinned to (default 1);
+  --threads T, --hogs H: workers and hogs (default 2 + 2: T + H must exceed N)
   --with-vm      the kit's kernel and QEMU for the KVM path: not available yet (refused)`;
 
 export const bundleCommand: Command = {
@@ -28,6 +29,7 @@ export const bundleCommand: Command = {
   async run(argv) {
     const { values, positionals } = parseCommandArgs("bundle", argv, {
       out: { type: "string" }, blocks: { type: "string" }, duration: { type: "string" }, "pin-cpus": { type: "string" },
+      threads: { type: "string" }, hogs: { type: "string" },
       "with-vm": { type: "boolean" }, json: { type: "boolean" },
     });
     if (positionals.length !== 1) throw new UserError("usage: slicelab bundle STUDY [--out FILE] (see slicelab bundle --help)");
@@ -38,9 +40,12 @@ export const bundleCommand: Command = {
       shape: {
         ...(values.duration === undefined ? {} : { durationS: Number(values.duration) }),
         ...(values["pin-cpus"] === undefined ? {} : { pinCpus: numberOption("pin-cpus", values["pin-cpus"], 1) }),
+        ...(values.threads === undefined ? {} : { threads: numberOption("threads", values.threads, 2) }),
+        ...(values.hogs === undefined ? {} : { hogs: numberOption("hogs", values.hogs, 2) }),
       },
       withVm: values["with-vm"] === true,
     });
+    if (r.manifest.shape.threads + r.manifest.shape.hogs <= (r.manifest.shape.pinCpus ?? 1)) process.stderr.write(`warning: ${r.manifest.shape.threads} threads + ${r.manifest.shape.hogs} hogs do not oversubscribe ${r.manifest.shape.pinCpus} CPUs\n`);
     if (values.duration !== undefined && !(Number(values.duration) > 0)) throw new UserError(`--duration expects seconds > 0, found ${JSON.stringify(values.duration)}`);
     if (values.json) printJson({ path: r.path, bytes: r.bytes, id: r.manifest.id, study: r.manifest.study, plans: r.manifest.plans });
     else {
