@@ -136,7 +136,7 @@ export function reduceRuns(dir: string, plan: PlanFile, ctx: { kernelRelease: st
 }
 
 /** The envelope of an imported record: where it ran (from the machine files), the plan, the rows. */
-export function importEnvelope(o: { results: BundleResults; manifest: BundleManifest; plan: PlanFile; machine: MachineFacts; rows: ImportedRow[]; failed: { run: string }[]; files: string[] }): RecordEnvelope {
+export function importEnvelope(o: { results: BundleResults; manifest: BundleManifest; plan: PlanFile; machine: MachineFacts; rows: ImportedRow[]; failed: { run: string }[]; files: string[]; loads: number[] }): RecordEnvelope {
   const m = o.machine;
   const modes = [...new Set(o.rows.map((r) => r.modeActive))];
   const p = o.manifest.plans.find((x) => x.name === o.results.plan);
@@ -166,7 +166,7 @@ export function importEnvelope(o: { results: BundleResults; manifest: BundleMani
     postgres: { version: { unknown: "no PostgreSQL: the micro-benchmark" }, build: { unknown: "no PostgreSQL: the micro-benchmark" }, patch: { unknown: "no PostgreSQL: the micro-benchmark" } },
     started: o.results.started,
     ended: o.results.ended,
-    concurrent: { unknown: "the bundle does not know what else ran on the machine; steal time is in the notes" },
+    concurrent: o.loads.length ? `1-minute load average ${Math.min(...o.loads).toFixed(2)}–${Math.max(...o.loads).toFixed(2)} after the runs (runs/*/loadavg, ${o.loads.length} runs; the micro-benchmark itself keeps 4 threads runnable); steal time in the notes` : { unknown: "no run recorded /proc/loadavg; steal time is in the notes" },
     files: o.files,
     derivedFrom: [],
     analysis: { unknown: "imported: predictions.json and answer.txt say what the traced runs show" },
@@ -199,7 +199,8 @@ export function importResults(input: string, o: ImportOptions): ImportResult {
       answer = traced.length ? writeAnalysis(tmp, traced, { where: `In real time on ${machine.setting.label} (${machine.cpuModel ?? "CPU model not recorded"}; the micro-benchmark pinned to ${plan.shape.pinCpus ?? "all"} CPU${plan.shape.pinCpus === 1 ? "" : "s"}, HZ ${machine.hz ?? "unknown"}, steal ${machine.stealPct === null ? "not recorded" : `${machine.stealPct.toFixed(1)} %`})` }).answer : null;
       writeFileAtomic(join(tmp, "provenance.json"), `${JSON.stringify({ what: "a bundle's results (slicelab bundle + run.sh), imported", results, bundle: { id: manifest.id, made: manifest.made, micro: manifest.micro, probe: manifest.probe }, machine, plan: plan.runs, shape: plan.shape, failed, importedBy: kitInfo(), importedAt: new Date().toISOString() }, null, 2)}\n`);
       const files = readdirSync(tmp).filter((n) => n !== "record.json" && n !== "SHA256SUMS").sort();
-      writeRecord(tmp, importEnvelope({ results, manifest, plan, machine, rows, failed, files }));
+      const loads = plan.runs.map((r) => join(ex.dir, "runs", r.id, "loadavg")).filter((p) => existsSync(p)).map((p) => Number(readFileSync(p, "utf8").split(" ")[0])).filter((x) => Number.isFinite(x));
+      writeRecord(tmp, importEnvelope({ results, manifest, plan, machine, rows, failed, files, loads }));
       writeSums(tmp);
       renameSync(tmp, dir);
     } catch (e) {

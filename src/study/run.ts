@@ -236,7 +236,11 @@ export interface PlanOptions {
   guest?: boolean;
 }
 
-export function planStudy(studyIn: Study, o: PlanOptions): StudyPlan {
+export function planStudy(studyIn: Study, oIn: PlanOptions): StudyPlan {
+  // An experiment that boots the kit's VM itself (mechanism-micro, vm-micro) runs the same with and
+  // without --vm: the study is not shrunk and not run inside a guest of its own.
+  const bootsItself = studyIn.driver === "experiment" && studyIn.experiment !== undefined && driverSpec(studyIn.experiment)?.bootsVm === true;
+  const o = bootsItself ? { ...oIn, vm: false } : oIn;
   const study = o.vm ? shrink(studyIn) : studyIn;
   const kernel = o.kernel ?? kernelInfo();
   const boot: Record<string, string> = {};
