@@ -40,7 +40,10 @@ export interface Cell {
   extension: ExtLevel;
 }
 
-export interface PlannedRun extends Cell, PlanSlot {}
+export interface PlannedRun extends Cell, PlanSlot {
+  /** The micro-benchmark's shape for this run where it differs from the boot's (the model sweep). */
+  shape?: Partial<MicroShape>;
+}
 
 export interface MechanismOptions {
   kernel: string;
@@ -65,6 +68,8 @@ export interface MechanismOptions {
   timeoutS?: number;
   /** Raw run directory (default: workDir()/mechanism/STAMP). */
   rawDir?: string;
+  /** A plan made elsewhere (the model sweep: runs of several shapes in one boot) instead of planRuns over the levels. */
+  plan?: PlannedRun[];
   onConsole?: (s: string) => void;
 }
 
@@ -106,7 +111,8 @@ export function defaultShape(o: Partial<MicroShape> = {}): MicroShape {
 }
 
 /** The micro-benchmark's options for one planned run. */
-export function runMicroOptions(r: PlannedRun, s: MicroShape): MicroOptions {
+export function runMicroOptions(r: PlannedRun, boot: MicroShape): MicroOptions {
+  const s = r.shape ? { ...boot, ...r.shape } : boot;
   return {
     threads: s.threads,
     hogs: s.hogs,
@@ -179,6 +185,7 @@ cat $D/sched/preempt > "$O/preempt-at-boot"
 echo ${hugePages} > /proc/sys/vm/nr_hugepages 2>/dev/null || note "nr_hugepages refused"`}
 cat /proc/sys/vm/nr_hugepages > "$O/nr_hugepages" 2>/dev/null
 [ -r /proc/config.gz ] && zcat /proc/config.gz | sha256sum | cut -d' ' -f1 > "$O/config-sha256"
+[ -r /proc/config.gz ] && zcat /proc/config.gz | grep -E '^CONFIG_HZ=' | cut -d= -f2 > "$O/hz"
 if [ $TR = 1 ]; then
 ${traceSetup}
 echo yes > "$O/traced"
@@ -386,7 +393,7 @@ export interface MechanismRun {
   rows: MechanismRow[];
   /** Planned runs that produced no row, with the reason. */
   failed: { run: string; reason: string }[];
-  guest: { nrHugepages: string | null; configSha256: string | null; traceClock: string | null; preemptAtBoot: string | null; notes: string | null };
+  guest: { nrHugepages: string | null; configSha256: string | null; traceClock: string | null; preemptAtBoot: string | null; notes: string | null; hz?: number | null };
   micro: { sourceSha256: string; static: boolean };
 }
 
@@ -395,14 +402,14 @@ export async function runMechanismInVm(o: MechanismOptions): Promise<MechanismRu
   const cpus = o.cpus ?? 1;
   if (shape.threads + shape.hogs <= cpus) throw new UserError(`--threads ${shape.threads} + --hogs ${shape.hogs} must exceed --cpus ${cpus}: the run must be oversubscribed`);
   const levels = { modes: [...(o.modes ?? ["full", "lazy"])], pages: [...(o.pages ?? PAGE_LEVELS)], extensions: [...(o.extensions ?? ["off", "on"])] };
-  const plan = planRuns({ blocks: o.blocks, ...levels, seed: o.seed ?? 1 });
+  const plan = o.plan ?? planRuns({ blocks: o.blocks, ...levels, seed: o.seed ?? 1 });
   const micro = await buildMicro();
   const stamp = utcStamp();
   const rawDir = o.rawDir ?? join(workDir(), "mechanism", stamp);
   mkdirSync(rawDir, { recursive: true });
   if (readdirSync(rawDir).length > 0) throw new UserError(`${rawDir}: not empty; choose a new raw directory`);
   const script = guestMechanismScript({ lhp: micro.path, runs: plan, shape, bufferKb: 16384 });
-  const perRun = shape.durationS * 40 + 30;
+  const perRun = Math.max(...plan.map((r) => r.shape?.durationS ?? shape.durationS)) * 40 + 30;
   const vm = await runVm({
     kernel: o.kernel,
     accel: o.accel ?? "tcg-icount",
@@ -441,6 +448,7 @@ export async function runMechanismInVm(o: MechanismOptions): Promise<MechanismRu
     guest: {
       nrHugepages: readIf(join(rawDir, "nr_hugepages"))?.trim() ?? null,
       configSha256: readIf(join(rawDir, "config-sha256"))?.trim() ?? null,
+      hz: Number(readIf(join(rawDir, "hz"))?.trim()) || null,
       traceClock: readIf(join(rawDir, "trace_clock"))?.trim() ?? null,
       preemptAtBoot: readIf(join(rawDir, "preempt-at-boot"))?.trim() ?? null,
       notes: readIf(join(rawDir, "notes.txt"))?.trim() ?? null,

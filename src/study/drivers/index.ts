@@ -244,6 +244,28 @@ export const DRIVERS: readonly DriverSpec[] = [
     load: () => import("./mechanism-micro.js").then((m) => ({ run: m.mechanismMicro })),
   },
   {
+    name: "mechanism-sweep",
+    summary: "the holder-preemption model's validation: a first touch every f-th section × section length × mode, 4 KB pages, extension off, one VM boot; observed in-kernel share beside the model's",
+    params: [
+      { name: "blocks", kind: "int", default: 2, min: 1, doc: "randomised blocks" },
+      { name: "fault_every", kind: "list", default: ["1", "4", "8", "32"], choices: ["1", "2", "4", "8", "16", "32", "64"], doc: "a first touch every f-th section" },
+      { name: "cs_ns", kind: "list", default: ["1000", "2000", "10000"], choices: ["500", "1000", "2000", "5000", "10000", "20000"], doc: "section lengths (ns)" },
+      { name: "modes", kind: "list", default: ["full", "lazy"], choices: ["full", "lazy"], doc: "preemption modes" },
+      { name: "seed", kind: "int", default: 26, min: 0, doc: "the plan's seed" },
+      { name: "duration", kind: "number", default: 1, above: 0, doc: "seconds per run (guest time)" },
+      { name: "region_mib", kind: "int", default: 512, min: 2, doc: "the region of fresh pages" },
+      { name: "accel", kind: "enum", default: "tcg-icount", choices: ["tcg-icount", "tcg"], doc: "the VM's accelerator" },
+    ],
+    plan: (p) => {
+      const cells = (p.fault_every as string[]).length * (p.cs_ns as string[]).length * (p.modes as string[]).length;
+      const runs = n(p, "blocks") * cells;
+      return { runs, seconds: 120 + runs * (n(p, "duration") * 40 + 30), text: `${n(p, "blocks")} randomised blocks × ${cells} cells (fault every ${(p.fault_every as string[]).join(",")} × sections ${(p.cs_ns as string[]).join(",")} ns × mode ${(p.modes as string[]).join(",")}; 4 KB pages, extension off) = ${runs} runs of ${n(p, "duration")} s in one ${String(p.accel)} boot, 1 vCPU` };
+    },
+    verdictFile: "model.json",
+    bootsVm: true,
+    load: () => import("./mechanism-sweep.js").then((m) => ({ run: m.mechanismSweep })),
+  },
+  {
     name: "vm-micro",
     summary: "the micro-benchmark's extension off/on A/B inside the kit's VM, ABBA pairs",
     params: [
