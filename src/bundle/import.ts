@@ -151,7 +151,7 @@ export function importEnvelope(o: { results: BundleResults; manifest: BundleMani
     format: "slicelab-record/1",
     study: o.results.study,
     title: `${o.manifest.title}: ${m.setting.label}, Linux ${m.kernelRelease}, ${o.rows.length} of ${o.results.plannedRuns} planned runs (bundle, ${o.results.path} path)`,
-    environment: { kind: "host", detail: `${m.setting.label} (${m.setting.reason}); the bundle's ${o.results.path} path, plan ${o.results.plan}`, setting: m.setting.kind, timing: "real" } as RecordEnvelope["environment"],
+    environment: { kind: "host", detail: `${m.setting.label} (${m.setting.reason}); the bundle's ${o.results.path} path, plan ${o.results.plan}`, setting: m.setting.kind, timing: "real" },
     design: { kind: "blocks", factors: { mode: p?.modes ?? [], pages: p?.pages ?? [], extension: p?.extensions ?? [] }, blocks: p?.blocks ?? 0, seed: o.manifest.seed, plannedRuns: o.results.plannedRuns, runsWithARow: o.rows.length, failedRuns: o.failed.length, shape: o.manifest.shape, source: "plan.json, MANIFEST.json" },
     command: ["sh", "run.sh", "--budget", String(o.results.budgetS)],
     kit: { commit: o.manifest.made.kitCommit, dirty: o.manifest.made.dirty ?? { unknown: "the bundle's maker did not know" } },

@@ -57,7 +57,7 @@ export interface RecordEnvelope {
   /** One line: what the record is. */
   title: string;
   /** Where it ran: on the host, or inside the kit's VM (with the accelerator). */
-  environment: Field<{ kind: "host" | "vm"; detail: string }>;
+  environment: Field<{ kind: "host" | "vm"; detail: string; setting?: "bare metal" | "virtual machine" | "sandbox"; timing?: "real" | "emulated" }>;
   /** The design: factors and levels, order, runs, seed. */
   design: Field<Record<string, unknown>>;
   /** The command line that made it (argv, or a line quoted from the record's README). */
