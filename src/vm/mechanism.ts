@@ -214,11 +214,13 @@ ${resume ? `  if [ -f "$R/status" ]; then SL_DONE=$((SL_DONE + 1)); echo "slicel
   ${host ? `hostmode > "$R/preempt"` : `cat $D/sched/preempt > "$R/preempt"`}
   [ $TR = 1 ] && echo > $T/trace
   cat $D/rseq/stats > "$R/rseq-stats-before.txt" 2>/dev/null
+  grep -E '^cpu[0-9 ]' /proc/stat > "$R/stat-before" 2>/dev/null
   [ $TR = 1 ] && echo 1 > $T/tracing_on
   env ${env} ${o.lhpFromEnv ? '"$SLICELAB_LHP"' : shQuote(o.lhp)} "$@" > "$R/micro.json" 2> "$R/micro.err"
   echo $? > "$R/status.tmp"
   [ $TR = 1 ] && echo 0 > $T/tracing_on
   cat $D/rseq/stats > "$R/rseq-stats-after.txt" 2>/dev/null
+  grep -E '^cpu[0-9 ]' /proc/stat > "$R/stat-after" 2>/dev/null
   if [ $TR = 1 ]; then for c in $T/per_cpu/cpu*; do echo "== $(basename $c)"; cat $c/stats; done > "$R/buffer-stats.txt"; fi
   [ -e /proc/pressure/cpu ] && cat /proc/loadavg > "$R/loadavg"
   { cat /tmp/slicelab-holds.txt; echo "# slicelab-lhp trace follows"; [ $TR = 1 ] && cat $T/trace; } | gzip -1 > "$R/holder-trace.txt.gz"
@@ -307,6 +309,10 @@ export interface MechanismRow extends HolderDeschedCounts {
   lostEvents: number;
   switchesWithoutStack: number;
   preemptMarkDisagree: number;
+  /** Steal time as a share of CPU time over the run (/proc/stat before and after; null when not recorded). In a guest of an emulator it is time the emulator ran another vCPU or itself. */
+  stealPct?: number | null;
+  /** Idle time as a share of CPU time over the run (a vCPU descheduled by its guest kernel). */
+  idlePct?: number | null;
 }
 
 /** The active word of debugfs sched/preempt ("none voluntary (full) lazy" → "full"). */
@@ -314,6 +320,21 @@ export function activePreemptMode(text: string, file: string): string {
   const m = /\((\w+)\)/.exec(text);
   if (!m) throw new UserError(`${file}: expected the active mode in parentheses, found ${JSON.stringify(text.trim())}`);
   return m[1]!;
+}
+
+/** Steal and idle shares of the "cpu " line between two /proc/stat excerpts. */
+export function statShares(before: string | null, after: string | null): { stealPct: number | null; idlePct: number | null } {
+  const parse = (t: string | null) => {
+    const l = t?.split("\n").find((x) => x.startsWith("cpu "));
+    const xs = l?.trim().split(/\s+/).slice(1, 9).map(Number);
+    return xs && xs.length === 8 && xs.every(Number.isFinite) ? xs : null;
+  };
+  const a = parse(before);
+  const b = parse(after);
+  if (!a || !b) return { stealPct: null, idlePct: null };
+  const d = b.map((x, i) => x - a[i]!);
+  const total = d.reduce((x, y) => x + y, 0);
+  return total > 0 ? { stealPct: (100 * d[7]!) / total, idlePct: (100 * d[3]!) / total } : { stealPct: null, idlePct: null };
 }
 
 function readIf(p: string): string | null {
@@ -378,6 +399,7 @@ export function rowFromRunDir(dir: string, r: PlannedRun, ctx: { kernelRelease: 
     lostEvents: s.lostEvents,
     switchesWithoutStack: s.switchesWithoutStack,
     preemptMarkDisagree: s.preemptMarkAgreement.disagree,
+    ...statShares(readIf(join(dir, "stat-before")), readIf(join(dir, "stat-after"))),
   };
   return { row, summary: s };
 }
