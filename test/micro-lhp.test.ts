@@ -56,7 +56,7 @@ test("micro run --extension off: JSON with throughput, hold-time percentiles and
   assert.deepEqual(Object.keys(run), ["program", "version", "config", "feature", "results", "kernelStats", "binary", "env"]);
   assert.deepEqual(run.config, {
     threads: 2, hogs: 1, csNs: 500, thinkNs: 500, durationS: 1, extension: "off", holdTimes: true,
-    requestProtocol: 2, backoff: "spin", innerLocks: 0, jitterPct: 0, seed: 1, faultInCs: null,
+    requestProtocol: 2, backoff: "spin", innerLocks: 0, jitterPct: 0, seed: 1, faultInCs: null, pinnedCpus: null,
   });
   assert.equal(run.feature.available, null);
   const x = checkResults(run);
