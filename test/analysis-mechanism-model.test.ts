@@ -60,4 +60,11 @@ test("sweepCells: the observed share per cell beside the model's prediction from
   const lazy = cells.find((c) => c.mode === "lazy")!;
   assert.equal(lazy.predicted.mean, 0, "lazy: a 2 µs fault is never escalated by a 1 ms tick");
   assert.ok(lazy.observed.mean > 0);
+  const { sweepTable, sweepSentence } = await import("../src/analysis/mechanism-model-sweep.js");
+  const t = sweepTable(cells);
+  assert.equal(t.find((r) => r.mode === "full")!["observed (in kernel / preempted)"], `${(100 * full.observed.mean).toFixed(1)} % (${(100 * full.observed.lo).toFixed(1)} %–${(100 * full.observed.hi).toFixed(1)} %) (5/22)`);
+  const s = sweepSentence(cells, { hz: 1000, accel: "tcg-icount" });
+  assert.match(s, /^Emulated \(QEMU TCG with instruction-counted time, 1 vCPU, HZ 1000/);
+  assert.match(s, /under full the prediction lies inside the observed interval in \d of \d cells/);
+  assert.match(s, /5 of 22 holder preemptions in the kernel/);
 });

@@ -40,3 +40,35 @@ export function sweepCells(rows: readonly SweepRow[], o: { hz: number; fullShare
     return { mode, faultEvery: Number(f), csNs: Number(l), runs: rs.length, kernel: rs.reduce((a, r) => a + kernelOf(r), 0), atReturn: rs.reduce((a, r) => a + returnOf(r), 0), observed, predicted: pr.inKernelShare, faultNs: pr.faultNs, sectionNs: pr.sectionNs, agrees };
   });
 }
+
+const pc = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)} %` : "—");
+const ivText = (i: Interval) => (Number.isFinite(i.lo) ? `${pc(i.mean)} (${pc(i.lo)}–${pc(i.hi)})` : `${pc(i.mean)} (n = ${i.n})`);
+
+/** The sweep as a table: per cell the measured d and L, the prediction and the observation. */
+export function sweepTable(cells: readonly SweepCell[]): Record<string, string | number>[] {
+  return cells.map((c) => ({
+    mode: c.mode,
+    "fault every": c.faultEvery,
+    "section (ns)": c.csNs,
+    runs: c.runs,
+    "d p50 (µs)": Number.isFinite(c.faultNs.mean) ? Number((c.faultNs.mean / 1000).toFixed(2)) : "—",
+    "L p50 (µs)": Number.isFinite(c.sectionNs.mean) ? Number((c.sectionNs.mean / 1000).toFixed(2)) : "—",
+    predicted: pc(c.predicted.mean),
+    "observed (in kernel / preempted)": `${ivText(c.observed)} (${c.kernel}/${c.kernel + c.atReturn})`,
+    agrees: c.agrees === null ? "n too small" : c.agrees ? "yes" : "no",
+  }));
+}
+
+/** What the sweep says about the model, per mode, labelled emulated. */
+export function sweepSentence(cells: readonly SweepCell[], o: { hz: number | null; accel: string }): string {
+  const modes = [...new Set(cells.map((c) => c.mode))].sort();
+  const bits = modes.map((m) => {
+    const cs = cells.filter((c) => c.mode === m);
+    const decided = cs.filter((c) => c.agrees !== null);
+    const yes = decided.filter((c) => c.agrees).length;
+    const obs = cs.reduce((a, c) => a + c.kernel, 0);
+    const all = cs.reduce((a, c) => a + c.kernel + c.atReturn, 0);
+    return `under ${m} the prediction lies inside the observed interval in ${yes} of ${decided.length} cells with enough preemptions (${cs.length - decided.length} without), ${obs} of ${all} holder preemptions in the kernel in all`;
+  });
+  return `Emulated (QEMU ${o.accel === "tcg-icount" ? "TCG with instruction-counted time" : o.accel}, 1 vCPU, HZ ${o.hz ?? "unknown"}; each cell's own d and L measured in its runs): ${bits.join("; ")}.`;
+}
