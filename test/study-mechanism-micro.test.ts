@@ -23,3 +23,11 @@ test("the mechanism-micro driver's plan counts what planRuns plans", () => {
   assert.equal(spec.plan(p).runs, planRuns({ blocks: 2, modes: ["full", "lazy"], pages: ["4k", "hugetlb"], extensions: ["off"], seed: 1 }).length);
   assert.throws(() => spec.validate!({ ...p, threads: 1, hogs: 0 }), /threads 1 \+ hogs 0: expected more than cpus 1/);
 });
+
+test("consoleLines logs whole lines whatever the chunks", async () => {
+  const { consoleLines } = await import("../src/study/drivers/mechanism-micro.js");
+  const got: string[] = [];
+  const f = consoleLines((l) => got.push(l));
+  for (const c of ["slice", "lab: run 0", "01 done\nslicelab: run 002", " done\n", "\n"]) f(c);
+  assert.deepEqual(got, ["slicelab: run 001 done", "slicelab: run 002 done"]);
+});

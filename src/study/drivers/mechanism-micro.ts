@@ -13,6 +13,17 @@ import type { Accel } from "../../vm/qemu.js";
 import { UserError } from "../../util/errors.js";
 import type { DriverContext, DriverResult } from "./index.js";
 
+/** The VM's console arrives in chunks of any size: log it a whole line at a time. */
+export function consoleLines(log: (line: string) => void): (chunk: string) => void {
+  let buf = "";
+  return (chunk) => {
+    buf += chunk;
+    const lines = buf.split(/\r?\n/);
+    buf = lines.pop() ?? "";
+    for (const l of lines) if (l.trim() !== "") log(l);
+  };
+}
+
 export async function mechanismMicro(ctx: DriverContext): Promise<DriverResult> {
   const p = ctx.params;
   const num = (k: string) => p[k] as number;
@@ -36,7 +47,7 @@ export async function mechanismMicro(ctx: DriverContext): Promise<DriverResult> 
     faultEvery: num("fault_every"),
     regionMiB: num("region_mib"),
     jitterPct: num("jitter_pct"),
-    onConsole: (s) => ctx.log(s.trimEnd()),
+    onConsole: consoleLines(ctx.log),
   });
   if (r.rows.length === 0) throw new UserError(`no run produced a row (VM exit ${r.vm.exitStatus ?? "none"}${r.vm.timedOut ? ", timed out" : ""}); raw files in ${r.rawDir}`);
   writeMicroFiles(ctx.out, r, {

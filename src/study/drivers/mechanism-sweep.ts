@@ -12,6 +12,7 @@ import { defaultShape, runMechanismInVm, type PlannedRun, type PreemptMode } fro
 import { blockedPlan } from "../../vm/blocked-plan.js";
 import { rowsCsv, writeRunFiles } from "../../vm/mechanism-files.js";
 import { sweepCells } from "../../analysis/mechanism-model-sweep.js";
+import { consoleLines } from "./mechanism-micro.js";
 import type { Accel } from "../../vm/qemu.js";
 import { UserError } from "../../util/errors.js";
 import { writeFileAtomic } from "../../util/fs.js";
@@ -33,7 +34,7 @@ export async function mechanismSweep(ctx: DriverContext): Promise<DriverResult> 
   const kernel = defaultKernelImage();
   const r = await runMechanismInVm({
     kernel, kernelRelease: rec?.version, accel: p.accel as Accel, cpus: 1, blocks: num("blocks"), modes, pages: ["4k"], extensions: ["off"],
-    seed: num("seed"), durationS: num("duration"), regionMiB: num("region_mib"), plan, onConsole: (s) => ctx.log(s.trimEnd()),
+    seed: num("seed"), durationS: num("duration"), regionMiB: num("region_mib"), plan, onConsole: consoleLines(ctx.log),
   });
   if (r.rows.length === 0) throw new UserError(`no run produced a row (VM exit ${r.vm.exitStatus ?? "none"}${r.vm.timedOut ? ", timed out" : ""}); raw files in ${r.rawDir}`);
   const byId = new Map(plan.map((x) => [x.id, x]));
