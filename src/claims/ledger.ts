@@ -56,6 +56,10 @@ function annotate(e: ClaimEntry): ClaimEntry {
     : a?.reproduction
       ? { status: a.reproduction.status, records: a.reproduction.records.map(recordDir), note: a.reproduction.note }
       : { status: "not applicable", records: [], note: "the posted arithmetic only" };
+  // "not applicable" means no run of ours bears on the claim: an entry that links a record must say what it shows.
+  if (reproduction.status === "not applicable" && reproduction.records.length > 0) {
+    throw new UserError(`ledger entry ${e.id}: reproduction "not applicable" but it links ${reproduction.records.join(", ")}; a linked record needs a status that says what it shows`);
+  }
   return { ...e, cites, reproduction };
 }
 
