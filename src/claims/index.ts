@@ -51,7 +51,7 @@ export {
 } from "./lahr.js";
 export { luClaims, ratioBounds, type LuData, type ProfileRow } from "./lu.js";
 export { verdictText, mdEscape } from "./verdict-text.js";
-export { waitMeanReading, perSpinExcess, lahrWays, lahrLostTimeStory, type WaitMeanReading, type LahrWay } from "./lahr-reading.js";
+export { waitMeanReading, perSpinExcess, lahrWays, lahrLostTimeStory, kernelLockShare, lockStatisticsFindings, type WaitMeanReading, type LahrWay } from "./lahr-reading.js";
 export { decimalsOf, printedInterval, roundedInterval, roundTo, truncateTo, fmt, fmtP, fmtInterval, fmtInt, fmtSignedPct } from "./numbers.js";
 export {
   seriesClaims,

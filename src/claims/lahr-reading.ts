@@ -167,3 +167,54 @@ export function lahrLostTimeStory(d: LahrData = lahrInput()): { text: string; va
   ];
   return { text, values, ways };
 }
+
+/** Spraul's arithmetic on a `perf lock` capture of today's kernel: kernel lock wait over seconds × CPUs. */
+export function kernelLockShare(c: { seconds: number; cpus: number; totalWaitS: number; contentions: number }): { pct: number; small: boolean; text: string } {
+  const pct = (100 * c.totalWaitS) / (c.seconds * c.cpus);
+  const small = pct < SMALL_LOST_SHARE_PCT;
+  const text =
+    `${fmtInt(c.contentions)} contended kernel lock acquisitions in ${c.seconds} s, ${fmt(c.totalWaitS * 1e3, 1)} ms of waiting in all: ` +
+    `**${fmt(pct, 3)} %** of ${c.seconds} s × ${c.cpus} CPUs — ` +
+    (small
+      ? `below the ${SMALL_LOST_SHARE_PCT} % that Spraul's arithmetic calls small, as in 2001.`
+      : `above the ${SMALL_LOST_SHARE_PCT} % that Spraul's arithmetic calls small.`) +
+    ` These are the kernel's own locks: PostgreSQL's user-space spinlocks and LWLocks are not in this report.`;
+  return { pct, small, text };
+}
+
+/** The first findings of notebook 06, each chosen by the values it names. */
+export function lockStatisticsFindings(o: {
+  story: ReturnType<typeof lahrLostTimeStory>;
+  perfLock: { pct: number; small: boolean } | null;
+  collected: readonly { name: string; pct: number }[];
+  d?: LahrData;
+}): string {
+  const d = o.d ?? lahrInput();
+  // A lock taken a handful of times can print any CON (4-way inet_wait_for_connect: 1 of 2); count busy locks only.
+  const MIN_TOTAL = 1000;
+  const locks = d.rows.filter((r) => r.kind === "lock" && r.total >= MIN_TOTAL);
+  const maxCon = locks.reduce((a, b) => (b.conPct > a.conPct ? b : a));
+  const byName = new Map(o.story.values);
+  const sec = d.spraulSection;
+  const cpuS = byName.get(claimValueName("lahr-2001/run-lengths", "cpuTimeS"))!;
+  const way = o.story.ways.find((w) => w.section === sec)!;
+  const perSpinPct = (100 * way.perSpinS) / cpuS;
+  const perAcqPct = byName.get(claimValueName("lahr-2001/contention-high-lost-small", "allLocksShareOfCpuPct"))!;
+  const small2001 = Math.max(perSpinPct, perAcqPct) < SMALL_LOST_SHARE_PCT;
+  const word = (small: boolean) => (small ? `below ${SMALL_LOST_SHARE_PCT} %` : `not below ${SMALL_LOST_SHARE_PCT} %`);
+  const bullets = [
+    `In 2001 the kernel's spinlocks were contended (CON up to ${fmt(maxCon.conPct, 2)} % among the locks taken at least ${fmtInt(MIN_TOTAL)} times, ${sectionLabel(maxCon.section ?? "")} \`${maxCon.name}\`), and the time lost to spinning on the ${sectionLabel(sec)} run's listed locks was ` +
+      `${fmt(perSpinPct, 4)} % (the tool's definition) to ${fmt(perAcqPct, 3)} % (as the rows read) of its CPU time: ${word(small2001)}${small2001 ? ", as Spraul concluded" : ""}.`,
+    ...(o.perfLock
+      ? [
+          `\`perf lock contention\` on this machine's kernel, under sysbench against PostgreSQL, puts the kernel's lock waits at ${fmt(o.perfLock.pct, 3)} % of the recording's CPU time (${word(o.perfLock.small)}). ` +
+            `It records kernel locks only: a PostgreSQL backend preempted while holding a user-space lock, the cost the rseq slice extension targets, is not in it; ` +
+            `the collectors record that side as wait events (\`pg-waits\`), involuntary switches (\`ctxsw\`) and, with the extension, the rseq counters (\`rseq-stats\`).`,
+        ]
+      : []),
+    ...(o.collected.length
+      ? [`Around our own collected runs \`perf lock\` reported kernel lock waits of ${o.collected.map((c) => `${fmt(c.pct, 3)} % (${c.name})`).join(" and ")} of the CPU time (${word(o.collected.every((c) => c.pct < SMALL_LOST_SHARE_PCT))}).`]
+      : []),
+  ];
+  return bullets.map((b) => `- ${b}`).join("\n");
+}
