@@ -10,6 +10,7 @@ import { ANNOTATIONS } from "./annotations.js";
 import { citeLine } from "./cite.js";
 import { dipietroClaims } from "./dipietro.js";
 import { recordDir } from "./records.js";
+import { missingClaims } from "./missing.js";
 import { statementClaims } from "./statements.js";
 import { lahrInput, luInput, rostedtInput, sangappaInput } from "./inputs.js";
 import { lahrClaims } from "./lahr.js";
@@ -73,14 +74,20 @@ export function buildLedger(options: LedgerOptions = {}): ClaimEntry[] {
   const slowpath = lu.find((e) => e.id === "lu-2023/rq-lock-contention")?.values.slowpathSelfAfterPct;
   if (typeof slowpath !== "number") throw new UserError("lu-2023/rq-lock-contention: expected the value slowpathSelfAfterPct");
   const st = statementClaims(slowpath);
+  const rostedt = [...rostedtClaims(rostedtInput(), o), ...st.rostedt];
+  const lahrData = lahrInput();
+  const more = missingClaims(lahrData, rostedt);
   const published = [
-    ...rostedtClaims(rostedtInput(), o),
-    ...st.rostedt,
+    ...rostedt,
+    ...more.rostedt,
     ...sangappaClaims(sangappaInput(sangappa), ext),
     ...st.sangappa,
-    ...lahrClaims(lahrInput()),
+    ...more.sangappa,
+    ...lahrClaims(lahrData),
+    ...more.lahr,
     ...lu,
     ...st.lu,
+    ...more.lu,
     ...dipietroClaims(loadDipietro2026()),
   ].map(annotate);
   return [

@@ -17,7 +17,7 @@ import { readRecordJson, recordDir } from "./records.js";
 import type { Verdict } from "./verdicts.js";
 
 /** The collapsed text of a raw excerpt (mail quoting removed). */
-function rawText(source: string, file: string): string {
+export function rawText(source: string, file: string): string {
   const path = `data/published/${source}/${file}`;
   try {
     return readFileSync(join(repoRoot(), path), "utf8")
@@ -31,7 +31,7 @@ function rawText(source: string, file: string): string {
 }
 
 /** The numbers `re` captures in a raw excerpt, or a UserError naming the file and the pattern. */
-function numbersIn(source: string, file: string, re: RegExp): number[] {
+export function numbersIn(source: string, file: string, re: RegExp): number[] {
   const m = re.exec(rawText(source, file));
   if (!m) throw new UserError(`data/published/${source}/${file}: expected text matching ${re}, found none`);
   return m.slice(1).map(Number);
