@@ -82,11 +82,12 @@ test("parseFigure reads signs, ± and decimals as written", () => {
 test("integers are checked in the integer passages: §3's three paragraphs and §8's PostgreSQL paragraph (issue 28 item 11)", () => {
   const d = docs();
   const regions = MEASURED_REGIONS.filter((r) => r.integers);
-  for (const from of ["- Why one CPU. Three short runs", "- The kit's CPU: PASS.", "- The earlier doubt is settled.", "- PostgreSQL 18 in the VM —"]) {
+  for (const from of ["`data/runs/aa-rostedt-2023/`: the full `rostedt-2023` protocol", "- Why one CPU. Three short runs", "- The kit's CPU: PASS.", "- The earlier doubt is settled.", "- PostgreSQL 18 in the VM —"]) {
     assert.ok(regions.some((r) => r.from === from), `an integer region starts at "${from}"`);
   }
   // An integer typed into each, without an entry, fails; a date or a version does not.
   for (const [at, typed] of [
+    ["the first block discarded),", " 17 of them on one CPU,"],
     ["the spread came from.", " A fourth run gave 17 pairs."],
     ["goal < 1%.", " It took 250 ms."],
     ["each with an interval that contains 1.", " One pair of 12 was lost."],
@@ -97,6 +98,9 @@ test("integers are checked in the integer passages: §3's three paragraphs and �
     assert.equal(u.length, 1, u.join("\n"));
     assert.match(u[0]!, /(17|250|12|150) looks measured but has no entry/);
   }
+  // "2 h 41 min" is checked: the A/A series ran from 03:54:19 to 06:35:01 (160.7 min, results.jsonl).
+  const hm = FIGURES.filter((e) => e.sentence.startsWith("randomised blocks, 2 h 41 min")).map((e) => e.figure);
+  assert.deepEqual(hm, ["2 h", "41 min"]);
   const dated = d["REPRODUCE.md"].replace("- **The earlier doubt is settled.**", "- **The earlier doubt is settled.** On 2026-11-30 at 09:52, on Linux 6.18.44,");
   assert.deepEqual(uncovered({ ...d, "REPRODUCE.md": dated }), []);
   // The two figures the issue named: "~150 spin-style holds, ~8 of them fault" is gone, replaced by the committed

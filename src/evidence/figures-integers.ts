@@ -83,12 +83,21 @@ const pgRecordRuns = (rel: string, what: "rows" | "planned") => (t: string, root
   return rec.design.plannedRuns;
 };
 
+const AAJ = "data/runs/aa-rostedt-2023/results.jsonl";
+const AA_FROM = "`data/runs/aa-rostedt-2023/`: the full `rostedt-2023` protocol";
+const aaRuns = (t: string) => t.trim().split("\n").map((l) => JSON.parse(l) as { variant: string; started: string; ended: string; load1Before: number });
+/** Minutes from the first run's start to the last run's end. */
+const aaMinutes = (t: string) => {
+  const r = aaRuns(t);
+  return (Math.max(...r.map((x) => Date.parse(x.ended))) - Math.min(...r.map((x) => Date.parse(x.started)))) / 60000;
+};
 const WHY = "- Why one CPU. Three short runs";
 const PASS = "- The kit's CPU: PASS.";
 const DOUBT = "- The earlier doubt is settled.";
 const PG = "- PostgreSQL 18 in the VM —";
 
 export const INTEGER_REGIONS: Region[] = [
+  { doc: R, from: AA_FROM, to: "From `analysis.json`", integers: true },
   { doc: R, from: WHY, to: "- The kit's CPU, charged to the kit.", integers: true },
   { doc: R, from: PASS, to: "- The two pgbench processes are identical", integers: true },
   { doc: R, from: DOUBT, to: "## 4. Our PostgreSQL patch", integers: true },
@@ -106,6 +115,11 @@ const PG_HOLDS = "With 4 KB pages the runs made 2,106–2,222 spin-style holds, 
 const pct = (path: string) => (t: string) => 100 * field(t, path);
 
 export const INTEGER_FIGURES: Entry[] = [
+  // §3, our A/A series: the series itself.
+  { doc: R, sentence: "16 runs per variant, the first block discarded", figure: "16 runs", record: AAJ, field: "rows of variant A (B has as many)", value: (t) => Math.min(...["A", "B"].map((v) => aaRuns(t).filter((r) => r.variant === v).length)) },
+  { doc: R, sentence: "randomised blocks, 2 h 41 min (2026-11-30", figure: "2 h", record: AAJ, field: "whole hours from the first start to the last end", value: (t) => Math.floor(Math.round(aaMinutes(t)) / 60) },
+  { doc: R, sentence: "randomised blocks, 2 h 41 min (2026-11-30", figure: "41 min", record: AAJ, field: "minutes beyond the hours, rounded", value: (t) => Math.round(aaMinutes(t)) % 60 },
+  { doc: R, sentence: "load average before the runs up to 50", figure: "up to 50", record: AAJ, field: "max load1Before", value: (t) => Math.max(...aaRuns(t).map((r) => r.load1Before)) },
   // Why one CPU.
   { doc: R, sentence: "Three short runs (`data/runs/overhead-explore-20261130/`, 2 s pairs)", figure: "Three", record: "data/runs/overhead-explore-20261130/record.json", field: "the three analysis.json of the record's directories", value: (_t, root) => ["concurrent-2s", "sequential-2s", "concurrent-2s-cpu1"].filter((d) => read(root, X(d)).length > 0).length },
   { doc: R, sentence: WHY_S, figure: "(11.3%", record: X("concurrent-2s"), field: "tpsRatio.sdLogPerPair × 100", value: pct("tpsRatio.sdLogPerPair") },
@@ -146,6 +160,7 @@ export const INTEGER_FIGURES: Entry[] = [
 ];
 
 export const INTEGER_NOT_MEASURED: Skip[] = [
+  { doc: R, sentence: "same busy 2-vCPU machine", figure: "2-vCPU", why: "the machine's CPU count (provenance.json)" },
   { doc: R, sentence: "Three short runs (`data/runs/overhead-explore-20261130/`, 2 s pairs)", figure: "2 s", why: "the run length the explorations were given (a setting)" },
   { doc: R, sentence: "These are two pgbench with two threads each and 16 backends", figure: "16", why: "the protocol's clients (pgbench -c 8 in each of two arms), a setting" },
   { doc: R, sentence: ONE_S, figure: "(2 s)", why: "a run length (a setting)" },
