@@ -112,6 +112,19 @@ test("a bad tool is reported with file, line and field", () => {
   expectParseError(file, 12, /workloads\[0\]\.tool to be "pgbench" or "sysbench", found "pgbnch"/);
 });
 
+test("a protocol that sets listen_addresses is refused with file, line and field (issue 28 item 13)", () => {
+  // The kit's clusters trust local connections and set listen_addresses = ''; settings apply after that.
+  for (const key of ["listen_addresses", "LISTEN_ADDRESSES"]) {
+    const w = { ...good.workloads[0], settings: { work_mem: "4MB", [key]: "*" } };
+    const file = badProtocol("tiny", JSON.stringify({ ...good, workloads: [w] }, null, 2));
+    // Line 20 of the pretty-printed file: "listen_addresses": "*".
+    expectParseError(file, 20, new RegExp(`workloads\\[0\\]\\.settings\\.${key} to be absent: the kit's clusters use trust authentication on the Unix socket only, with listen_addresses = '' \\(src/postgres/cluster\\.ts\\), and a protocol's settings would override that, found "\\*"`));
+  }
+  // Other settings still load.
+  const ok = { ...good.workloads[0], settings: { work_mem: "4MB" } };
+  assert.doesNotThrow(() => loadProtocol(badProtocol("tiny", JSON.stringify({ ...good, workloads: [ok] }, null, 2))));
+});
+
 test("an unknown placeholder, a missing field, an unknown field and broken JSON are reported", () => {
   const w = { ...good.workloads[0], args: ["-c", "{clinets}"] };
   expectParseError(badProtocol("tiny", JSON.stringify({ ...good, workloads: [w] }, null, 2)), 14, /workloads\[0\]\.args\[1\] to be a string whose \{placeholders\} name parameters \(clients, cpus, protocolDir\), found "\{clinets\}"/);

@@ -37,7 +37,7 @@ test("claims --id ID --json prints that entry; the table names every claim", () 
   const text = run("--id", "lahr-2001/spraul-lost-time");
   assert.equal(text.status, 0, text.stderr);
   assert.match(text.stdout, /^id\s+lahr-2001\/spraul-lost-time$/m);
-  assert.match(text.stdout, /^verdict\s+not recomputed$/m);
+  assert.match(text.stdout, /^verdict\s+recomputed$/m);
   const table = run();
   assert.equal(table.status, 0, table.stderr);
   for (const x of buildLedger()) assert.ok(table.stdout.includes(x.id), x.id);
@@ -67,4 +67,15 @@ test("claims: bad input exits 2 with a message and no stack trace", () => {
   const help = run("--help");
   assert.equal(help.status, 0);
   assert.match(help.stdout, /^usage: slicelab claims/);
+});
+
+test("claims --help: the sources and the verdict vocabulary as the ledger has them (issue 28 item 7)", () => {
+  const h = run("--help");
+  assert.equal(h.status, 0, h.stderr);
+  const flat = h.stdout.replace(/\s+/g, " ");
+  assert.match(flat, /each quantitative claim of the five sources \(Rostedt 2023, Sangappa 2024, the Lahr 2001 thread, Lu 2023, Dipietro 2026/);
+  assert.doesNotMatch(flat, /four source posts/);
+  const listed = /Verdicts: ([^(]+) \(their meanings/.exec(flat)?.[1]?.split(", ");
+  assert.deepEqual(listed, [...VERDICTS]);
+  assert.match(flat, /keys in a fixed order: id, source, claim, cites, published, recomputed, uncertainty, verdict, reason, basis, reproduction, values/);
 });

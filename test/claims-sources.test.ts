@@ -68,7 +68,8 @@ test("verdict words: posted arithmetic is never 'reproduced'; reproduction is it
     assert.notEqual(e.verdict, "reproduced", `${e.id}: the posts' numbers can only be recomputed`);
     assert.ok((REPRODUCTION_STATUSES as readonly string[]).includes(e.reproduction.status), e.id);
     for (const r of e.reproduction.records) {
-      assert.match(r, /^data\/runs\/[^/]+$/, `${e.id}: ${r}`);
+      // A record directory: data/runs/NAME, or data/runs/STUDY/STAMP (the record format of src/record/format.ts).
+      assert.match(r, /^data\/runs\/[^/]+(\/[^/]+)?$/, `${e.id}: ${r}`);
       assert.ok(existsSync(join(root, r)), `${e.id}: ${r} exists`);
     }
     if (e.reproduction.status !== "not applicable") assert.ok(e.reproduction.note.length > 10, `${e.id}: note`);
@@ -102,6 +103,10 @@ test("the missing claims of issue 17 item 10, with the figures read from the raw
   assert.equal(v(s, "shortestTickUs"), 1000);
   assert.equal(v(s, "extensionShareOfTickPct"), 5);
   assert.equal(s.verdict, "recomputed");
+  // Issue 28 item 7: it links a record, so its status says what the record shows (plain TCG: not yet reproduced).
+  assert.equal(s.reproduction.status, "not yet reproduced");
+  assert.deepEqual(s.reproduction.records, ["data/runs/vm-slice-trace-20261130T051418Z"]);
+  assert.match(s.reproduction.note, /plain TCG/);
   const c = claim("lu-2023/cpus-needed");
   assert.deepEqual([v(c, "cpusNeeded"), v(c, "threads"), v(c, "hostCpus")], [56, 56, 224]);
   assert.equal(c.verdict, "not checkable");
@@ -156,7 +161,22 @@ test("Dipietro 2026: a fifth source, figures as the write-ups print them, with f
   assert.equal(v(s, "strategyGetBufferPct"), 55.93);
   assert.equal(s.verdict, "consistent");
   assert.match(claim("dipietro-2026/bisected-commit").claim, /7dadeaa6e851 \("sched: Further restrict the preemption modes"\)/);
-  assert.equal(claim("dipietro-2026/huge-pages-mitigation").verdict, "not checkable");
+  // Issue 28 item 7: "no drop seen" in a 2-vCPU guest says nothing about a 96-vCPU regression.
+  assert.match(e.reproduction.note, /no drop distinguishable in this guest \(one of 49% would have exceeded its ±44% detection limit\)/);
+  assert.match(e.reproduction.note, /says nothing about a regression measured on a 96-vCPU Graviton4 \(EC2 m8g\.24xlarge\) with 1,024 clients: it neither reproduces nor contradicts the post/);
+  assert.doesNotMatch(e.reproduction.note, /no drop seen/);
+  const h = claim("dipietro-2026/huge-pages-mitigation");
+  assert.equal(h.verdict, "not checkable");
+  // Issue 28 item 7: our PostgreSQL records did run huge_pages=on (pg-20261201T224018Z + pg-20261201T231710Z, pooled
+  // as notebook 07 pools them: 26 runs); faults per million spin-style holds under full, both arms, 95 % t:
+  // 4626.8 with 4 KB pages → 49.6 with huge pages (REPRODUCE §8 prints the same two figures).
+  assert.deepEqual(h.reproduction.records.slice(0, 2), ["data/runs/mechanism-2026/pg-20261201T224018Z", "data/runs/mechanism-2026/pg-20261201T231710Z"]);
+  close(v(h, "pgFaultsOffPerMillion_full"), 4626.8, 0.05, "full, 4 KB pages");
+  close(v(h, "pgFaultsOnPerMillion_full"), 49.6, 0.05, "full, huge pages");
+  close(v(h, "pgFaultsOnPerMillion_lazy"), 66.1, 0.05, "lazy, huge pages");
+  assert.doesNotMatch(h.reproduction.note, /no record of ours runs PostgreSQL with huge pages/);
+  assert.match(h.reproduction.note, /huge_pages=on remove almost all of the faults inside spin-style holds/);
+  assert.match(h.reproduction.note, /no throughput repair is shown/);
 });
 
 test("Dipietro 2026: the rseq suggestion's verdict comes from the mechanism study's record", () => {
@@ -167,8 +187,38 @@ test("Dipietro 2026: the rseq suggestion's verdict comes from the mechanism stud
   close(v(e, "onVsOffPct_full"), 0.4358023, 1e-6, "full on vs off");
   close(v(e, "onVsOffPct_lazy"), -5.3500379, 1e-6, "lazy on vs off");
   assert.equal(e.verdict, "not yet reproduced");
-  assert.match(e.reason, /no throughput effect is distinguishable from the noise of a 2-vCPU TCG guest, whose runs could not show a gain smaller than about 29%/);
-  assert.deepEqual(e.reproduction.records, ["data/runs/vm-eviction-compare-20261130c", "data/runs/vm-slice-trace-20261130T051418Z"]);
+  assert.match(e.reason, /No throughput effect is distinguishable in the 2-vCPU TCG guest, whose runs could not show a gain smaller than about 29%/);
+  // Issue 28 item 8: the evidence that bears on it is the mechanism records, linked and read.
+  assert.deepEqual(e.reproduction.records, [
+    "data/runs/mechanism-2026/20261201T193546Z",
+    "data/runs/mechanism-2026/20261201T194000Z",
+    "data/runs/mechanism-2026/20261201T215612Z",
+    "data/runs/mechanism-2026/20261202T010208Z",
+    "data/runs/vm-eviction-compare-20261130c",
+    "data/runs/vm-slice-trace-20261130T051418Z",
+  ]);
+  // The pooled icount factorial as REPRODUCE §8 prints it: in-kernel share 28 % under both modes, coverage
+  // 75 % (full) and 74 % (lazy), at-return −3.05 and −2.94 per 1,000 holds, in-kernel −0.08 and −0.06.
+  // 176 of 635 holder preemptions inside the kernel (full), 172 of 625 (lazy).
+  close(v(e, "inKernelSharePct_full"), (100 * 176) / 635, 1e-9, "in-kernel share, full");
+  close(v(e, "inKernelSharePct_lazy"), (100 * 172) / 625, 1e-9, "in-kernel share, lazy");
+  close(v(e, "coveredPct_full"), 75, 0.5, "covered, full");
+  close(v(e, "coveredPct_lazy"), 74, 0.6, "covered, lazy");
+  close(v(e, "atReturnChangePer1k_full"), -3.05, 0.005, "at-return change, full");
+  close(v(e, "kernelChangePer1k_lazy"), -0.06, 0.005, "in-kernel change, lazy");
+  assert.match(e.reason, /but not inside the kernel, where 28 % \(24–32\) \(full\) and 28 % \(26–30\) \(lazy\) of holder preemptions happen \(176 of 176 and 172 of 172 of them in a page fault/);
+  // The plain-TCG record (0 % coverage) reconciled, from its counts: 84 and 108 grants, all revoked.
+  assert.equal(v(e, "tcgCoveredPct_full"), 0);
+  assert.equal(v(e, "tcgGrants_full"), 84);
+  assert.equal(v(e, "tcgRevoked_lazy"), 108);
+  assert.match(e.reason, /its kernel made 84 grants \(full\), 84 revoked and 0 ended by the holder's yield; 108 grants \(lazy\), 108 revoked/);
+  assert.match(e.reason, /while under icount 667 of 674 grants \(full\) ended by the yield and covered 667 holds/);
+  assert.match(e.reason, /so its 0 % says nothing about the extension; the icount records are the evidence/);
+});
+
+test("every entry that links a record has a reproduction status other than \"not applicable\" (issue 28 item 7)", () => {
+  const bad = ledger.filter((e) => e.reproduction.status === "not applicable" && e.reproduction.records.length > 0).map((e) => e.id);
+  assert.deepEqual(bad, []);
 });
 
 test("secondary-figures parser: a bad line is a ParseError with file and line", () => {

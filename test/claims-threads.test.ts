@@ -125,7 +125,7 @@ test("Lahr: the tables print times below 10 µs with one decimal and from 10 µs
   assert.equal(n, 300, "time fields checked: 80 rows × 4, less 2 for each of the 10 rows whose wait is a bare \"0us\" without a max");
 });
 
-test("Spraul's 0.7 s: SPIN × WAIT MEAN, the documented reading, but this output divides by TOTAL (issue 17 item 3)", () => {
+test("Spraul's 0.7 s: SPIN × WAIT MEAN, the tool's own definition (lockstat.c 1.4.11), though this output divides by TOTAL (issue 17 item 3, issue 28 items 7 and 9)", () => {
   const e = claim("lahr-2001/spraul-lost-time");
   // By hand: 147365 × 4.6 µs = 0.677879 s; 405038 × 4.6 µs = 1.8631748 s; bounds 405038 × 4.55/4.65 µs.
   close(v(e, "lostPerSpinS"), 0.677879, 1e-9, "per spin");
@@ -154,10 +154,21 @@ test("Spraul's 0.7 s: SPIN × WAIT MEAN, the documented reading, but this output
   // 4-way inet_wait_for_connect+0x104: 6.4/2 = 3.2, printed 3.2us) print WAIT MAX / TOTAL.
   assert.equal(v(e, "singleSpinRows"), 2);
   assert.equal(v(e, "singleSpinRowsMaxOverTotal"), 2);
-  assert.equal(e.verdict, "not recomputed");
-  assert.match(e.reason, /0\.7 s is SPIN × WAIT MEAN: WAIT MEAN read as a mean per spin, the meaning lockstat's documentation gives it/);
+  // Issue 28 item 7: his arithmetic holds under the tool's definition, so "recomputed", not "not recomputed".
+  assert.equal(e.verdict, "recomputed");
+  close(v(e, "toolLostS"), 0.677879, 1e-9, "lost time by the tool's definition");
+  // 0.677879 / 8252.7065 = 0.0082141 % of CPU time.
+  close(v(e, "toolLostShareOfCpuPct"), 0.0082141, 1e-6, "its share of CPU time");
+  assert.match(e.reason, /^0\.7 s is SPIN × WAIT MEAN = 0\.678 s \[0\.671 s, 0\.685 s\], the tool's own definition of the column \(lockstat\.c 1\.4\.11 \(John Hawkes, SGI; https:\/\/github\.com\/zellux\/linux-scalability-benchmark\/blob\/af7b63ca9c1c6580c4c525991c171ebd68e6524e\/lockstat\/lockstat\.c\)/);
+  assert.match(e.reason, /so his arithmetic holds/);
   assert.match(e.reason, /1,876 \/ 25 = 75\.0, printed 75 µs/);
-  assert.match(e.reason, /his conclusion stands/);
+  assert.match(e.reason, /either way his conclusion stands: 0\.0082% or 0\.023% of the run's CPU time/);
+  assert.doesNotMatch(e.reason, /not in the archives we could search/);
+  // Were the tool to divide by all acquisitions, the same 0.7 s would not recompute.
+  const d = lahrInput();
+  const byTotal = lahrClaims({ ...d, lockstat: { ...d.lockstat, waitMeanDivisor: "total" } }).find((x) => x.id === "lahr-2001/spraul-lost-time")!;
+  assert.equal(byTotal.verdict, "not recomputed");
+  assert.match(byTotal.reason, /gives 1\.863 s \[1\.843 s, 1\.883 s\], not 0\.7 s/);
 });
 
 test("waitMeanEvidence on hand-made rows decides each way", () => {
@@ -183,15 +194,15 @@ test("waitMeanEvidence on hand-made rows decides each way", () => {
   // A row where MEAN × TOTAL < MAX but MEAN × SPIN ≥ MAX cannot occur with spin ≤ total; with no decisive row: undetermined.
   const none = waitMeanEvidence([row({ waitMeanUs: 5, waitMaxUs: 6, total: 10, spin: 2 })]);
   assert.equal(none.denominator, "undetermined");
-  // Without the decisive rows the reading is undetermined, and 0.7 s, which the per-spin
-  // reading reproduces, is only "consistent".
+  // Without the decisive rows the reading is undetermined: the tool's definition (per spin) decides,
+  // and 0.7 s recomputes under it.
   const d = lahrInput();
   const decisive = new Set(waitMeanEvidence(d.rows).perSpinImpossible);
   const rows = d.rows.filter((r) => !decisive.has(r));
   assert.equal(waitMeanEvidence(rows).denominator, "undetermined");
   const lost = lahrClaims({ ...d, rows }).find((x) => x.id === "lahr-2001/spraul-lost-time")!;
-  assert.equal(lost.verdict, "consistent");
-  assert.match(lost.reason, /do not decide/);
+  assert.equal(lost.verdict, "recomputed");
+  assert.match(lost.reason, /No row contradicts that definition/);
 });
 
 test('"contention high, lost time small": CON = (SPIN + REJECT)/TOTAL, lost time over the real run length (issue 17 items 1, 3, 4)', () => {

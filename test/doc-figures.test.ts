@@ -70,8 +70,49 @@ test("parseFigure reads signs, ± and decimals as written", () => {
   assert.deepEqual(parseFigure("+34.4%"), { value: 34.4, decimals: 1 });
   assert.deepEqual(parseFigure("p = 0.0015"), { value: 0.0015, decimals: 4 });
   assert.deepEqual(parseFigure("755 s"), { value: 755, decimals: 0 });
+  // Thousands separators (issue 28 item 11: "2,106–2,222 spin-style holds").
+  assert.deepEqual(parseFigure("2,106–"), { value: 2106, decimals: 0 });
+  assert.deepEqual(parseFigure("–8,253.5 s"), { value: 8253.5, decimals: 1 });
   // Small counts written as words.
   assert.deepEqual(parseFigure("three"), { value: 3, decimals: 0 });
   assert.deepEqual(parseFigure("one"), { value: 1, decimals: 0 });
   assert.throws(() => parseFigure("several"), /no number in "several"/);
+});
+
+test("integers are checked in the integer passages: §3's three paragraphs and §8's PostgreSQL paragraph (issue 28 item 11)", () => {
+  const d = docs();
+  const regions = MEASURED_REGIONS.filter((r) => r.integers);
+  for (const from of ["`data/runs/aa-rostedt-2023/`: the full `rostedt-2023` protocol", "- Why one CPU. Three short runs", "- The kit's CPU: PASS.", "- The earlier doubt is settled.", "- PostgreSQL 18 in the VM —"]) {
+    assert.ok(regions.some((r) => r.from === from), `an integer region starts at "${from}"`);
+  }
+  // An integer typed into each, without an entry, fails; a date or a version does not.
+  for (const [at, typed] of [
+    ["the first block discarded),", " 17 of them on one CPU,"],
+    ["the spread came from.", " A fourth run gave 17 pairs."],
+    ["goal < 1%.", " It took 250 ms."],
+    ["each with an interval that contains 1.", " One pair of 12 was lost."],
+    ["still pilot counts for the traced preemptions.", " About 150 holds per backend."],
+  ] as const) {
+    assert.equal(d["REPRODUCE.md"].split(at).length, 2, `"${at}" once in REPRODUCE.md`);
+    const u = uncovered({ ...d, "REPRODUCE.md": d["REPRODUCE.md"].replace(at, `${at}${typed}`) });
+    assert.equal(u.length, 1, u.join("\n"));
+    assert.match(u[0]!, /(17|250|12|150) looks measured but has no entry/);
+  }
+  // "2 h 41 min" is checked: the A/A series ran from 03:54:19 to 06:35:01 (160.7 min, results.jsonl).
+  const hm = FIGURES.filter((e) => e.sentence.startsWith("randomised blocks, 2 h 41 min")).map((e) => e.figure);
+  assert.deepEqual(hm, ["2 h", "41 min"]);
+  const dated = d["REPRODUCE.md"].replace("- **The earlier doubt is settled.**", "- **The earlier doubt is settled.** On 2026-11-30 at 09:52, on Linux 6.18.44,");
+  assert.deepEqual(uncovered({ ...d, "REPRODUCE.md": dated }), []);
+  // The two figures the issue named: "~150 spin-style holds, ~8 of them fault" is gone, replaced by the committed
+  // rows' range per backend process (2,106–2,222 holds, 8.0–11.2 faults, both records), and the pooled figures
+  // name every record they read.
+  assert.ok(!d["REPRODUCE.md"].includes("~150 spin-style holds"));
+  const pooled = FIGURES.filter((e) => e.figure === "2,106–" || e.figure === "–11.2");
+  assert.equal(pooled.length, 2);
+  for (const e of pooled) assert.deepEqual(e.alsoReads, ["data/runs/mechanism-2026/pg-20261201T224018Z/rows.json", "data/runs/mechanism-2026/pg-20261201T231710Z/rows.json"]);
+  const f4626 = FIGURES.find((e) => e.figure === "4626.8")!;
+  assert.deepEqual(f4626.alsoReads, ["data/runs/mechanism-2026/pg-20261201T224018Z/rows.json", "data/runs/mechanism-2026/pg-20261201T231710Z/rows.json"]);
+  // A pooled entry whose second record is missing fails.
+  const missing = { ...f4626, alsoReads: [...f4626.alsoReads!, "data/runs/mechanism-2026/pg-nope/rows.json"] };
+  assert.match(checkEntry(missing, d, root)[0]!, /the record data\/runs\/mechanism-2026\/pg-nope\/rows\.json it pools is not in the repository/);
 });

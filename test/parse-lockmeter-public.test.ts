@@ -91,3 +91,24 @@ test("CLI: parse lockstat/auto on the 1.x layout, warnings in the JSON", () => {
   assert.equal(j.records[0].name, "*TOTAL*");
   assert.equal(j.warnings.length, 2);
 });
+
+test("Linder 2002: three kernels' reports under one header, each block labelled (issue 28 item 14)", () => {
+  const r = parseLockmeter1(readFileSync(join(dir, "linder-2002-three-kernels.txt"), "utf8"), "linder-2002-three-kernels.txt");
+  assert.deepEqual(r.rows.map((x) => [x.kernel, x.kind, x.name]), [
+    ["2.4.17", "total", "*TOTAL*"],
+    ["2.4.17", "lock", "kernel_flag"],
+    ["2.5.3", "total", "*TOTAL*"],
+    ["2.5.3", "lock", "kernel_flag"],
+    ["2.5.5", "total", "*TOTAL*"],
+    ["2.5.5", "lock", "kernel_flag"],
+  ]);
+  // The BKL's contention as the mail asks to read it ("Read down the Con(tention) column"): 40.3 → 22.6 → 0.33 %.
+  assert.deepEqual(r.rows.filter((x) => x.name === "kernel_flag").map((x) => [x.utilPct, x.conPct, x.waitMeanUs, x.waitCpuPct, x.total]), [
+    [33.9, 40.3, 51, 8.2, 19725127],
+    [10.4, 22.6, 23, 0.81, 27982565],
+    [1.2, 0.33, 1167, 0.23, 12793605],
+  ]);
+  assert.deepEqual(r.warnings, []);
+  // A report without labels keeps kernel null.
+  assert.ok(parseLockmeter1(readFileSync(join(dir, "linder-2003-unmap-vmas.txt"), "utf8"), "x").rows.every((x) => x.kernel === null));
+});

@@ -432,19 +432,42 @@ test("CLI: auto detects pgbench; --help lists the formats", () => {
   assert.match(h.stdout, /lockmeter\s+.*alias: lockstat/);
 });
 
-test("CLI: truncated input exits 2 with FILE:LINE and writes nothing", () => {
+test("CLI: a run cut before its tps line is kept with a warning, as a cut run (issue 28 item 14)", () => {
+  const r = run(["parse", "pgbench", rel("pg15-select-only.txt"), rel("malformed/truncated-before-tps.txt"), "--json"]);
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout) as { records: { file: string; tps: number | null; cut?: boolean; startLine: number; endLine?: number }[]; warnings: { file: string; line: number; message: string }[] };
+  assert.deepEqual(out.records.map((x) => [x.file, x.tps, x.cut ?? false]), [
+    [rel("pg15-select-only.txt"), 8474.816596, false],
+    [rel("malformed/truncated-before-tps.txt"), null, true],
+  ]);
+  assert.deepEqual(out.warnings.map((w) => [w.file, w.line]), [[rel("malformed/truncated-before-tps.txt"), 11]]);
+  assert.match(out.warnings[0]!.message, /^the pgbench run that starts at line 1 has no "tps = N \(…\)" line \(the text ends\): kept as a cut run/);
+  // Without --json: the table lists it and the warning goes to standard error.
+  const t = run(["parse", "pgbench", rel("malformed/truncated-before-tps.txt")]);
+  assert.equal(t.status, 0, t.stderr);
+  assert.match(t.stderr, /slicelab parse: warning: .*truncated-before-tps\.txt:11: the pgbench run that starts at line 1 has no "tps = N/);
+  // The kit's own runs are read strictly: parsePgbench still refuses the cut run.
+  assertParseError(() => parseFixture("malformed/truncated-before-tps.txt"), rel("malformed/truncated-before-tps.txt"), 11, /a "tps = N \(…\)" line closing the pgbench run/);
+  // The public sample cut by its post in the progress lines (pgbench 14.8): one cut run, 9 progress lines, the last at 10 s.
+  const neon = run(["parse", "pgbench", rel("public/pg14-neon-progress-fragment.txt"), "--json"]);
+  assert.equal(neon.status, 0, neon.stderr);
+  const n = JSON.parse(neon.stdout) as { records: { cut?: boolean; clients: number | null; progress: { elapsedS: number }[] }[] };
+  assert.deepEqual(n.records.map((x) => [x.cut, x.progress.length, x.progress.at(-1)?.elapsedS]), [[true, 9, 10]]);
+  // A run pgbench itself reports aborted is not a cut one: still exit 2.
+  const a = run(["parse", "pgbench", rel("pg15-aborted.txt")]);
+  assert.equal(a.status, 2, a.stderr);
+});
+
+test("CLI: malformed input exits 2 with FILE:LINE and writes nothing", () => {
   const dir = join(workDir(), "test-tmp");
   mkdirSync(dir, { recursive: true });
   const tmp = mkdtempSync(join(dir, "parse-"));
   try {
     const out = join(tmp, "runs.json");
-    const r = run(["parse", "pgbench", rel("pg15-select-only.txt"), rel("malformed/truncated-before-tps.txt"), "--json", "--output", out]);
+    const r = run(["parse", "pgbench", rel("pg15-select-only.txt"), rel("malformed/bad-progress-line.txt"), "--json", "--output", out]);
     assert.equal(r.status, 2, r.stderr);
     assert.equal(r.stdout, "");
-    assert.equal(
-      r.stderr,
-      `slicelab parse: ${rel("malformed/truncated-before-tps.txt")}:11: expected a "tps = N (…)" line closing the pgbench run that starts at line 1, found end of file\n`,
-    );
+    assert.match(r.stderr, new RegExp(`^slicelab parse: ${rel("malformed/bad-progress-line.txt").replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}:3: expected progress parts`));
     assert.equal(existsSync(out), false);
     assert.deepEqual(readdirSync(tmp), []);
     // The same command with good files writes the JSON.

@@ -62,5 +62,11 @@ test("waitMeanReading: the callers sum to the lock row per acquisition, not per 
   assert.match(w.text, new RegExp(`MEAN × TOTAL gives ${w.callersLostPerAcquisitionS.toFixed(3)} s against ${w.lost.perAcquisitionS.toFixed(3)} s`));
   assert.match(w.text, /his "around 0\.7 seconds"/);
   assert.match(w.text, /matches it in 80 of 80 rows, SPIN \/ TOTAL alone in 78/);
+  // Issue 28 item 9: the tool's source is cited, with its version and URL, not "the documentation" by hearsay.
+  assert.match(w.text, /\[lockstat\.c 1\.4\.11\]\(https:\/\/github\.com\/zellux\/linux-scalability-benchmark\/blob\/af7b63ca9c1c6580c4c525991c171ebd68e6524e\/lockstat\/lockstat\.c\) \(John Hawkes, SGI\) documents WAIT as "Mean spin-wait wait time"/);
+  assert.match(w.text, /so his arithmetic holds/);
+  assert.doesNotMatch(w.text, /as issue 17 reports it/);
+  // 0.677879 s / 8252.7 CPU-seconds = 0.0082 %; 1.863 s = 0.023 %.
+  assert.match(w.text, /His conclusion stands either way: that is 0\.0082% or 0\.023% of the run's 8,253 CPU-seconds/);
   assert.throws(() => waitMeanReading(lahr.rows.filter((r) => !r.name.startsWith("sem_ids")), cpu, 0.7), /no 8-way sem_ids lock row/);
 });

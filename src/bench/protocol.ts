@@ -129,6 +129,9 @@ type Path = JsonPath;
 
 const NAME_RE = /^[a-z0-9][a-z0-9.-]*$/;
 const PLACEHOLDER_RE = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+/** Server settings a protocol may not set (they would expose the kit's trust-authenticated clusters). */
+export const REFUSED_SETTINGS: readonly string[] = ["listen_addresses"];
+
 /** Placeholders every workload may use without declaring them. */
 export const BUILTIN_PARAMS = ["cpus", "protocolDir"] as const;
 
@@ -173,6 +176,15 @@ function checkWorkload(c: JsonChecker, v: unknown, path: Path, names: string[]):
   if (o.settings !== undefined) {
     const s = c.object(o.settings, [...path, "settings"]);
     for (const [k, x] of Object.entries(s)) {
+      // The kit's clusters trust every local connection and listen on no TCP address; settings are
+      // applied after the kit's own, so a protocol's listen_addresses would open trust over TCP.
+      if (REFUSED_SETTINGS.includes(k.toLowerCase())) {
+        c.fail(
+          [...path, "settings", k],
+          `absent: the kit's clusters use trust authentication on the Unix socket only, with listen_addresses = '' (src/postgres/cluster.ts), and a protocol's settings would override that`,
+          x,
+        );
+      }
       const lit = c.literal(x, [...path, "settings", k]);
       if (typeof lit === "string") checkPlaceholders(c, lit, [...path, "settings", k], names);
     }

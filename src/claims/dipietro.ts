@@ -11,6 +11,18 @@ import { claimEntry, type ClaimEntry } from "./entry.js";
 import { fmt, fmtInt, fmtSignedPct, printedInterval, decimalsOf } from "./numbers.js";
 import { MECHANISM_RECORD, mechanismComparison, mechanismSummary, recordDir, type MechanismSummary } from "./records.js";
 import { figureVerdict, type Verdict } from "./verdicts.js";
+import { MECHANISM_DIR, mechanismEvidence, type MechanismEvidence } from "./mechanism-evidence.js";
+import type { Interval as MechInterval } from "../analysis/mechanism.js";
+
+/** "27 % (23–31)" of a share (0–1); "n=1" when there is no interval. */
+function sharePct(i: MechInterval): string {
+  return Number.isFinite(i.lo) ? `${fmt(100 * i.mean, 0)} % (${fmt(100 * i.lo, 0)}–${fmt(100 * i.hi, 0)})` : `${fmt(100 * i.mean, 0)} % (n=${i.n})`;
+}
+/** "−3.05 (−3.57 … −2.53)" of a rate or difference. */
+function rate(i: MechInterval, d = 2): string {
+  return Number.isFinite(i.lo) ? `${fmt(i.mean, d)} (${fmt(i.lo, d)} … ${fmt(i.hi, d)})` : `${fmt(i.mean, d)} (n=${i.n})`;
+}
+const holdsZero = (i: MechInterval) => Number.isFinite(i.lo) && i.lo <= 0 && i.hi >= 0;
 
 const SECONDARY = "figures as printed by public write-ups; the LKML post itself is not in the stored archives";
 
@@ -59,8 +71,9 @@ function regressionEntry(d: Dipietro2026, m: MechanismSummary): ClaimEntry {
         `our runs are a 2-vCPU VM under TCG (functional evidence), not the post's ${secondaryFigure(d, "machine").printed}: with slice_extension off, preempt=lazy${lazy ? ` on ${lazy.kernel}` : ""} against preempt=none${none ? ` on ${none.kernel}` : ""} gives ${fmtSignedPct(c.differencePct, 1)} ` +
         `(${none ? fmt(none.mean, 1) : "?"} → ${lazy ? fmt(lazy.mean, 1) : "?"} tps, Welch p = ${fmt(c.welchP, 3)}, detectable ±${fmt(c.minimumDetectableEffectPct, 0)}%): ` +
         (c.welchP < 0.05 && c.differencePct < 0
-          ? `a significant drop`
-          : `no drop seen; one of ${fmt(100 * (1 - ratio), 0)}% ${100 * (1 - ratio) > c.minimumDetectableEffectPct ? "would have been detectable" : "could have been missed"} at this noise`),
+          ? `a significant drop in this guest`
+          : `no drop distinguishable in this guest (one of ${fmt(100 * (1 - ratio), 0)}% ${100 * (1 - ratio) > c.minimumDetectableEffectPct ? "would have exceeded" : "would have been within"} its ±${fmt(c.minimumDetectableEffectPct, 0)}% detection limit)`) +
+        `. A 2-vCPU emulated guest comparing two kernels says nothing about a regression measured on a ${secondaryFigure(d, "machine").printed} with ${secondaryFigure(d, "workload").printed.match(/[\d,]+ clients/)?.[0] ?? "the post's clients"}: it neither reproduces nor contradicts the post`,
     },
     values: {
       tpsBefore: b.value,
@@ -131,26 +144,42 @@ function commitEntry(d: Dipietro2026): ClaimEntry {
   });
 }
 
-function hugePagesEntry(d: Dipietro2026): ClaimEntry {
+function hugePagesEntry(d: Dipietro2026, mech: MechanismEvidence): ClaimEntry {
   const h = secondaryFigure(d, "huge-pages");
+  const pg = mech.pg.modes;
+  const micro = mech.icount.modes;
+  const pgText = pg
+    .map((m) => `${m.mode}: ${fmt(m.faultsOff.mean, 1)} → ${fmt(m.faultsOn.mean, 1)} minor faults per million spin-style holds (95 % t: ${rate(m.faultsOff, 1)} → ${rate(m.faultsOn, 1)}; huge_pages_status on in ${m.hugePagesOnRuns} of ${m.hugePagesRuns} runs)`)
+    .join("; ");
+  const microText = micro
+    .filter((m) => m.faultsHugetlb && m.kernelHugetlb)
+    .map((m) => `${m.mode}: faults under lock ${fmt(m.faults4k.mean, 1)} → ${fmt(m.faultsHugetlb!.mean, 2)}, in-kernel preemptions ${fmt(m.kernelHugetlb!.mean, 2)} per 1,000 holds with hugetlb`)
+    .join("; ");
+  const fewer = pg.every((m) => m.faultsOn.hi < m.faultsOff.lo);
   return claimEntry({
     id: "dipietro-2026/huge-pages-mitigation",
     source: "dipietro-2026",
     claim: `the thread's mitigation: ${h.paraphrase ? "(paraphrase) " : ""}${h.printed}`,
     cites: [cite(h)],
     published: "no figure with huge pages in the reachable sources",
-    recomputed: "nothing to recompute",
-    uncertainty: null,
+    recomputed: `nothing to recompute from the posts; our mechanism records: PostgreSQL 18 (diag build, Linux ${mech.pg.kernelRelease}, ${mech.pg.runs} runs, both extension arms pooled) ${pgText}; micro-benchmark (Linux ${mech.icount.kernelRelease}, tcg-icount, extension off) ${microText}`,
+    uncertainty: `95 % t intervals over runs; instruction-counted TCG, 1 vCPU: counts of faults and preemptions, not throughput`,
     verdict: "not checkable",
     reason: `the reply that says so is not in the stored archives and the write-ups print no throughput with huge pages`,
-    basis: `data/published/dipietro-2026 (paraphrase of an Ubuntu release-notes page citing the reply)`,
-    reproduction: { status: "not yet reproduced", records: [], note: `no record of ours runs PostgreSQL with huge pages yet (the guest kernel config now has hugetlbfs, for the mechanism study)` },
-    values: {},
+    basis: `data/published/dipietro-2026 (paraphrase of an Ubuntu release-notes page citing the reply); our records ${mech.pgRecords.join(" + ")} and ${mech.icountRecords.join(" + ")}, pooled as notebook 07 pools them`,
+    reproduction: {
+      status: "not yet reproduced",
+      records: [...mech.pgRecords, ...mech.icountRecords],
+      note:
+        `our PostgreSQL runs with huge_pages=on ${fewer ? "remove almost all of the faults inside spin-style holds, the mechanism's cause" : "do not clearly lower the faults inside spin-style holds"} (${pg.map((m) => `${m.mode} ${fmt(m.faultsOff.mean, 1)} → ${fmt(m.faultsOn.mean, 1)} per million holds`).join(", ")}); ` +
+        `they ran in an emulated 1-vCPU guest with a diagnostic build whose tps is not a benchmark figure, so no throughput repair is shown`,
+    },
+    values: Object.fromEntries(pg.flatMap((m) => [[`pgFaultsOffPerMillion_${m.mode}`, m.faultsOff.mean], [`pgFaultsOnPerMillion_${m.mode}`, m.faultsOn.mean]])),
   });
 }
 
-/** "use the rseq slice extension … should limit the exposure to lock holder preemption": the mechanism study's answer. */
-function rseqEntry(d: Dipietro2026, m: MechanismSummary): ClaimEntry {
+/** "use the rseq slice extension … should limit the exposure to lock holder preemption": the mechanism records' answer. */
+function rseqEntry(d: Dipietro2026, m: MechanismSummary, mech: MechanismEvidence): ClaimEntry {
   const r = secondaryFigure(d, "rseq-reply");
   const g = secondaryFigure(d, "rseq-mitigation");
   const on = m.cells.filter((x) => x.variant === "on" && x.sliceExtension.grants > 0);
@@ -163,32 +192,83 @@ function rseqEntry(d: Dipietro2026, m: MechanismSummary): ClaimEntry {
   const effText = effects
     .map((e) => `${e.mode}: ${fmtSignedPct(e.c.differencePct, 1)} (Welch p = ${fmt(e.c.welchP, 3)}, detectable ±${fmt(e.c.minimumDetectableEffectPct, 0)}%)`)
     .join("; ");
+  const minDetectable = Math.min(...effects.map((e) => e.c.minimumDetectableEffectPct));
+  const ic = mech.icount.modes;
+  // Where the extension reaches: the return to user space; inside the kernel (a page fault) it does not.
+  const reachesReturn = ic.every((x) => x.atReturnChange.hi < 0);
+  const notKernel = ic.every((x) => holdsZero(x.kernelChange));
+  const mechText =
+    `mechanism records (${mech.icountRecords.join(" + ")}: Linux ${mech.icount.kernelRelease}, tcg-icount, ${mech.icount.cpus} vCPU, ${mech.icount.runs} runs), 4 KB pages: ` +
+    ic
+      .map(
+        (x) =>
+          `${x.mode}: with the extension off ${sharePct(x.inKernelShare)} of holder preemptions were inside the kernel (${x.kernel} of ${x.kernel + x.atReturn}); with it on it covered ${sharePct(x.coveredFraction)} of the holds the kernel wanted to preempt, ` +
+          `preemptions at the return changed by ${rate(x.atReturnChange)} and inside the kernel by ${rate(x.kernelChange)} per 1,000 holds (on − off)`,
+      )
+      .join("; ");
+  const remedies = ic
+    .filter((x) => x.faultsHugetlb || x.faultsPrefault)
+    .map((x) => {
+      const to = (h: MechInterval | null, p: MechInterval | null, d: number) =>
+        [h ? `${fmt(h.mean, d)} with hugetlb` : null, p ? `${fmt(p.mean, d)} pre-faulted` : null].filter(Boolean).join(", ");
+      return `${x.mode}: faults under lock ${fmt(x.faults4k.mean, 1)} → ${to(x.faultsHugetlb, x.faultsPrefault, 2)}, in-kernel preemptions → ${to(x.kernelHugetlb, x.kernelPrefault, 2)} per 1,000 holds`;
+    })
+    .join("; ");
+  const tc = mech.tcg.contrasts;
+  const tcgText =
+    tc.length === 0
+      ? ""
+      : `Under plain TCG (${mech.tcgRecords.join(" + ")}, guest time = host time) the extension covered ${tc.map((x) => `${sharePct(x.tcgCoveredFraction)} (${x.mode})`).join(" and ")}: ` +
+        `its kernel made ${tc.map((x) => `${x.tcg.grants} grants (${x.mode}), ${x.tcg.revoked} revoked and ${x.tcg.yields} ended by the holder's yield`).join("; ")}, covering ${tc.map((x) => x.tcg.covered).join(" and ")} holds, ` +
+        `while under icount ${tc.map((x) => `${x.icount.yields} of ${x.icount.grants} grants (${x.mode}) ended by the yield and covered ${x.icount.covered} holds`).join("; ")}. ` +
+        (tc.every((x) => x.tcg.covered === 0 && x.tcg.revoked === x.tcg.grants) && tc.every((x) => x.icount.covered > 0)
+          ? `The two do not contradict each other: whether a grant outlasts the hold depends on guest timing, which plain TCG does not model (its grants all ended revoked), so its 0 % says nothing about the extension; the icount records are the evidence. `
+          : `The two accels disagree beyond grant timing: read both records. `);
   return claimEntry({
     id: "dipietro-2026/rseq-slice-extension-limits-exposure",
     source: "dipietro-2026",
     claim: `the kernel side's answer: use the rseq time slice extension, which should limit the exposure to lock-holder preemption (paraphrased by the write-ups; the reply's words are not reachable)`,
     cites: [cite(r), cite(g)],
     published: "no figure",
-    recomputed: `mechanism study (${MECHANISM_RECORD}): with slice_extension = all the kernel granted ${fmtInt(grants)} extensions to ${fmtInt(requests)} requests over ${on.map((x) => x.mode).join(" and ")} runs; throughput on vs off: ${effText}`,
-    uncertainty: `VM under QEMU TCG, 2 vCPUs, ${on.map((x) => `${x.n} runs per side (${x.mode})`).join(", ")}: times are functional evidence, not performance`,
+    recomputed: `${mechText}. Throughput (${MECHANISM_RECORD}, PostgreSQL, plain TCG, 2 vCPUs): the kernel granted ${fmtInt(grants)} extensions to ${fmtInt(requests)} requests over ${on.map((x) => x.mode).join(" and ")} runs; on vs off: ${effText}`,
+    uncertainty: `95 % intervals over runs (bootstrap for shares, Welch for on − off); emulated guests only: counts of where preemptions land, not performance; throughput ${on.map((x) => `${x.n} runs per side (${x.mode})`).join(", ")} under plain TCG`,
     verdict,
     reason:
-      `the mechanism works in our guest (extensions requested and granted${grants > 0 ? "" : ": none granted"}), but ` +
+      `in the emulated guest the extension limits the exposure where it can reach: ` +
+      (reachesReturn ? `preemptions at the return to user space fall with it on (${ic.map((x) => `${x.mode} ${rate(x.atReturnChange)}`).join(", ")} per 1,000 holds), ` : `preemptions at the return do not fall clearly with it on (${ic.map((x) => `${x.mode} ${rate(x.atReturnChange)}`).join(", ")} per 1,000 holds), `) +
+      (notKernel
+        ? `but not inside the kernel, where ${ic.map((x) => `${sharePct(x.inKernelShare)} (${x.mode})`).join(" and ")} of holder preemptions happen (${ic.map((x) => `${x.kernelFault} of ${x.kernel}`).join(" and ")} of them in a page fault; change ${ic.map((x) => rate(x.kernelChange)).join(" and ")} per 1,000 holds, intervals holding 0); `
+        : `and inside the kernel too (${ic.map((x) => rate(x.kernelChange)).join(", ")} per 1,000 holds); `) +
+      (remedies
+        ? `${ic.every((x) => [x.kernelHugetlb, x.kernelPrefault].every((k) => k === null || k.mean < x.kernel4k.lo)) ? "huge pages and pre-faulting remove those" : "huge pages and pre-faulting do not clearly remove those"} (${remedies}). `
+        : "") +
+      tcgText +
       (found.length > 0
-        ? `a throughput gain shows in ${found.map((e) => e.mode).join(", ")} only under TCG, which cannot stand for the post's ${secondaryFigure(d, "machine").printed}`
+        ? `A throughput gain shows in ${found.map((e) => e.mode).join(", ")} only under TCG, which cannot stand for the post's ${secondaryFigure(d, "machine").printed}`
         : against.length > 0
-          ? `throughput fell with it in ${against.map((e) => e.mode).join(", ")}`
-          : `no throughput effect is distinguishable from the noise of a 2-vCPU TCG guest, whose runs could not show a gain smaller than about ${fmt(Math.min(...effects.map((e) => e.c.minimumDetectableEffectPct)), 0)}%: inconclusive, and PostgreSQL must first mark its critical sections (our patch does, §4)`),
-    basis: `data/runs/${MECHANISM_RECORD}/summary.json: cells (grants per run) and the off-vs-on comparisons per preemption mode`,
+          ? `Throughput fell with it in ${against.map((e) => e.mode).join(", ")} (TCG)`
+          : `No throughput effect is distinguishable in the 2-vCPU TCG guest, whose runs could not show a gain smaller than about ${fmt(minDetectable, 0)}%; PostgreSQL must first mark its critical sections (our patch does, §4). Emulated evidence only: not yet reproduced on hardware`),
+    basis: `data/runs/${MECHANISM_DIR}/* (notebook 07's pooling: src/claims/mechanism-evidence.ts) for where preemptions land and what the extension covers; data/runs/${MECHANISM_RECORD}/summary.json for throughput and grants per run`,
     reproduction: {
       status: found.length > 0 ? "not yet reproduced" : against.length > 0 ? "not reproduced" : "not yet reproduced",
-      records: [recordDir(MECHANISM_RECORD), recordDir("vm-slice-trace-20261130T051418Z")],
-      note: `VM under TCG only: grants counted and traced (vm-slice-trace), throughput effect inconclusive`,
+      records: [...mech.icountRecords, ...mech.tcgRecords, recordDir(MECHANISM_RECORD), recordDir("vm-slice-trace-20261130T051418Z")],
+      note:
+        `emulated guests only: under tcg-icount the extension covered ${ic.map((x) => `${fmt(100 * x.coveredFraction.mean, 0)} % (${x.mode})`).join(" and ")} of the holds the kernel wanted to preempt, ` +
+        `${notKernel ? "with no distinguishable change inside the kernel" : "with a change inside the kernel too"}; under plain TCG ${tc.map((x) => `${fmt(100 * x.tcgCoveredFraction.mean, 0)} %`).join(" and ")}; throughput effect ${found.length + against.length === 0 ? "inconclusive" : "seen"} under TCG`,
     },
     values: {
       grants,
       requests,
       ...Object.fromEntries(effects.flatMap((e) => [[`onVsOffPct_${e.mode}`, e.c.differencePct], [`onVsOffP_${e.mode}`, e.c.welchP]])),
+      ...Object.fromEntries(
+        ic.flatMap((x) => [
+          [`inKernelSharePct_${x.mode}`, 100 * x.inKernelShare.mean],
+          [`coveredPct_${x.mode}`, 100 * x.coveredFraction.mean],
+          [`atReturnChangePer1k_${x.mode}`, x.atReturnChange.mean],
+          [`kernelChangePer1k_${x.mode}`, x.kernelChange.mean],
+        ]),
+      ),
+      ...Object.fromEntries(tc.flatMap((x) => [[`tcgCoveredPct_${x.mode}`, 100 * x.tcgCoveredFraction.mean], [`tcgGrants_${x.mode}`, x.tcg.grants], [`tcgRevoked_${x.mode}`, x.tcg.revoked]])),
     },
   });
 }
@@ -196,5 +276,6 @@ function rseqEntry(d: Dipietro2026, m: MechanismSummary): ClaimEntry {
 /** All Dipietro-2026 entries, in ledger order. */
 export function dipietroClaims(d: Dipietro2026): ClaimEntry[] {
   const m = mechanismSummary();
-  return [regressionEntry(d, m), sLockEntry(d), commitEntry(d), hugePagesEntry(d), rseqEntry(d, m)];
+  const mech = mechanismEvidence();
+  return [regressionEntry(d, m), sLockEntry(d), commitEntry(d), hugePagesEntry(d, mech), rseqEntry(d, m, mech)];
 }

@@ -7,6 +7,15 @@ import type { Verdict } from "./verdicts.js";
 export const SOURCES = ["rostedt-2023", "sangappa-2024", "lahr-2001", "lu-2023", "dipietro-2026"] as const;
 export type SourceId = (typeof SOURCES)[number];
 
+/** How help texts and notebooks name each source. */
+export const SOURCE_TITLES: Readonly<Record<SourceId, string>> = {
+  "rostedt-2023": "Rostedt 2023",
+  "sangappa-2024": "Sangappa 2024",
+  "lahr-2001": "the Lahr 2001 thread",
+  "lu-2023": "Lu 2023",
+  "dipietro-2026": "Dipietro 2026 (figures from public write-ups)",
+};
+
 /**
  * Where an entry's numbers come from: a source post, or (for entries about our own
  * series, src/claims/series.ts) a text naming the series directory, protocol and variants.

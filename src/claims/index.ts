@@ -5,7 +5,7 @@ export { REPRODUCTION_STATUSES, type Reproduction, type ReproductionStatus } fro
 export { citeLine } from "./cite.js";
 export { dipietroClaims } from "./dipietro.js";
 export { statementClaims } from "./statements.js";
-export { SOURCES, claimEntry, claimValueName, ledgerValueNames, type ClaimEntry, type ClaimValue, type SourceId, type EntrySource } from "./entry.js";
+export { SOURCES, SOURCE_TITLES, claimEntry, claimValueName, ledgerValueNames, type ClaimEntry, type ClaimValue, type SourceId, type EntrySource } from "./entry.js";
 export { buildLedger, findClaim, ledgerOptions, LEDGER_DEFAULTS, type LedgerOptions } from "./ledger.js";
 export { formatLedgerTable, formatClaim, wrap } from "./format.js";
 export { rostedtInput, sangappaInput, lahrInput, luInput, printedResolution, testKey } from "./inputs.js";
@@ -51,7 +51,7 @@ export {
 } from "./lahr.js";
 export { luClaims, ratioBounds, type LuData, type ProfileRow } from "./lu.js";
 export { verdictText, mdEscape } from "./verdict-text.js";
-export { waitMeanReading, perSpinExcess, type WaitMeanReading } from "./lahr-reading.js";
+export { waitMeanReading, perSpinExcess, lahrWays, lahrLostTimeStory, kernelLockShare, lockStatisticsFindings, type WaitMeanReading, type LahrWay } from "./lahr-reading.js";
 export { decimalsOf, printedInterval, roundedInterval, roundTo, truncateTo, fmt, fmtP, fmtInterval, fmtInt, fmtSignedPct } from "./numbers.js";
 export {
   seriesClaims,
@@ -65,3 +65,4 @@ export {
   type SeriesProvenance,
   type PairedAnalysis,
 } from "./series.js";
+export { ledgerSummary, differenceClause, spreadClause, spraulClause } from "./summary.js";

@@ -160,8 +160,19 @@ export function lahrInput(data: Lahr2001 = loadLahr2001()): LahrData {
   if (!Array.isArray(backoff) || backoff.length === 0 || !backoff.every((x) => Number.isFinite(x) && x >= 0)) {
     throw new UserError(`lahr-2001/context.json: expected a list of non-negative µs for "postgres_s_spincycle_us", found ${JSON.stringify(backoff)}`);
   }
+  const ls = data.context.find((x) => x.id === "lockstat_definitions");
+  if (!ls) throw new UserError(`lahr-2001/context.json: expected a fact "lockstat_definitions", found none`);
+  const defs = ls.definitions ?? {};
+  const divisor = defs.waitMeanDivisor;
+  const util = defs.utilDenominator;
+  if (typeof ls.value !== "string" || typeof ls.url !== "string" || (divisor !== "spin" && divisor !== "total") || (util !== "wall" && util !== "cpu")) {
+    throw new UserError(
+      `lahr-2001/context.json: expected "lockstat_definitions" with a version string, a url and definitions.waitMeanDivisor "spin"|"total", definitions.utilDenominator "wall"|"cpu", found ${JSON.stringify({ value: ls.value, url: ls.url, definitions: ls.definitions })}`,
+    );
+  }
   return {
     rows: data.rows,
+    lockstat: { version: ls.value, url: ls.url, waitMeanDivisor: divisor, utilDenominator: util },
     spraul: { wallS: wall.value, cpuS: cpu.value, lostS: lost.value, lostDecimals: decimalsOf(lostText[1]!) },
     cpus: Object.fromEntries(data.machines.map((m) => [m.machine, m.cpus])),
     hz,

@@ -66,6 +66,18 @@ export interface LahrData {
   hz: number;
   /** PostgreSQL's spinlock back-off select() timeouts in µs (context.json). */
   backoffUs: number[];
+  /** lockstat's own definitions of its columns (context.json, from its source). */
+  lockstat: LockstatDefinitions;
+}
+
+/** How lockstat computes the columns the claims read, as its source defines them (data/published/lahr-2001/context.json). */
+export interface LockstatDefinitions {
+  version: string;
+  url: string;
+  /** WAIT MEAN = cumulative wait / the count named here ("spin": acquisitions that spun; "total": all acquisitions). */
+  waitMeanDivisor: "spin" | "total";
+  /** UTIL = cumulative hold time / this time ("wall": the measurement's wall-clock time). */
+  utilDenominator: "wall" | "cpu";
 }
 
 /** "Small" lost time: below this share of the run's CPU time (%). */
@@ -314,7 +326,7 @@ function runLengthEntry(d: LahrData, runs: readonly RunLength[]): ClaimEntry {
       : wallIsWall
         ? `the tables give ${fmt(r.s, 0)} s of wall-clock time, which Spraul's ~${fmt(d.spraul.wallS, 0)} s matches`
         : `neither of Spraul's figures is the ${fmt(r.s, 0)} s the tables give`,
-    basis: `UTIL is the share of the run's wall-clock time the lock was held, HOLD MEAN × TOTAL its total hold time; per table the lock row whose rounding allows the narrowest range; check: the timer_bh call site with the smaller count runs once per tick, HZ = ${d.hz} (data/published/lahr-2001/context.json)`,
+    basis: `UTIL is the share of the run's wall-clock time the lock was held (${d.lockstat.utilDenominator === "wall" ? `lockstat.c ${d.lockstat.version}: the cumulative hold time over the measurement's wall-clock time, "% of time that the lock was busy during the measurement"` : `lockstat.c ${d.lockstat.version} divides by CPU time, which this entry does not handle`}), HOLD MEAN × TOTAL its total hold time; per table the lock row whose rounding allows the narrowest range; check: the timer_bh call site with the smaller count runs once per tick, HZ = ${d.hz} (data/published/lahr-2001/context.json)`,
     values,
   });
 }
@@ -335,10 +347,16 @@ function lostTimeEntries(d: LahrData, runs: readonly RunLength[]): ClaimEntry[] 
   const published = roundedInterval(d.spraul.lostS, d.spraul.lostDecimals);
   const spinVerdict = figureVerdict(published, lt.perSpinBounds);
   const acqVerdict = figureVerdict(published, lt.perAcquisitionBounds);
-  let verdict: Verdict;
-  if (ev.denominator === "per acquisition") verdict = acqVerdict;
-  else if (ev.denominator === "per spin") verdict = spinVerdict;
-  else verdict = spinVerdict === "recomputed" || acqVerdict === "recomputed" ? "consistent" : "not recomputed";
+  // The tool's own definition settles the reading (lockstat.c: the cumulative wait over the spin
+  // count); the rows say whether this output followed it.
+  const tool = d.lockstat;
+  const toolPerSpin = tool.waitMeanDivisor === "spin";
+  const toolS = toolPerSpin ? lt.perSpinS : lt.perAcquisitionS;
+  const toolBounds = toolPerSpin ? lt.perSpinBounds : lt.perAcquisitionBounds;
+  const verdict: Verdict = toolPerSpin ? spinVerdict : acqVerdict;
+  const rowsFollowTool = ev.denominator === "undetermined" || ev.denominator === (toolPerSpin ? "per spin" : "per acquisition");
+  const toolName = `lockstat.c ${tool.version} (John Hawkes, SGI; ${tool.url})`;
+  const toolDef = toolPerSpin ? `the cumulative spin-wait time divided by the number of acquisitions that spun` : `the cumulative wait divided by all acquisitions`;
   // The clearest cases: the longest single wait is the most times the cumulative per-spin wait could be.
   const excess = (r: LockRow) => printedTimeInterval(r.waitMaxUs!).lo / (printedTimeInterval(r.waitMeanUs).hi * r.spin);
   const examples = ev.perSpinImpossible
@@ -387,16 +405,20 @@ function lostTimeEntries(d: LahrData, runs: readonly RunLength[]): ClaimEntry[] 
       uncertainty: `rounding of WAIT MEAN (${fmt(sem.waitMeanUs, 1)} µs = ${fmtInterval(printedTimeInterval(sem.waitMeanUs), 2, " µs")}): per spin ${fmtInterval(lt.perSpinBounds, 3, " s")}, per acquisition ${fmtInterval(lt.perAcquisitionBounds, 3, " s")}`,
       verdict,
       reason:
-        ev.denominator === "per acquisition"
-          ? `${fmt(d.spraul.lostS, d.spraul.lostDecimals)} s is SPIN × WAIT MEAN: WAIT MEAN read as a mean per spin, the meaning lockstat's documentation gives it (as issue 17 reports; the documentation is not in the archives we could search), so the reading was a fair one. ` +
-            `But this lockmeter 1.4.5 output evidently divided by TOTAL: under the per-spin reading ${ev.perSpinImpossible.length} rows are impossible (one wait longer than all waits together, e.g. ${examples}); ` +
-            `${singleText}; lock-row means are their callers' means weighted by TOTAL for ${ev.lockMeanMatchesTotalWeighted} of ${ev.locksWithCallers} locks, by SPIN for ${ev.lockMeanMatchesSpinWeighted}. ` +
-            `So the lost time is ${fmt(reading, 2)} s ${fmtInterval(readingBounds, 2, " s")}, not ${fmt(d.spraul.lostS, d.spraul.lostDecimals)} s; his conclusion stands: that is ${fmt(cpuShare(reading), 3)}% of the run's CPU time (lahr-2001/contention-high-lost-small)`
-          : ev.denominator === "per spin"
-            ? `WAIT MEAN is per spin in these tables, and SPIN × WAIT MEAN gives ${fmt(reading, 3)} s ${fmtInterval(readingBounds, 3, " s")}`
-            : `the tables do not decide whether WAIT MEAN is per spin (${fmt(lt.perSpinS, 3)} s) or per acquisition (${fmt(lt.perAcquisitionS, 3)} s)`,
+        verdict === "recomputed"
+          ? `${fmt(d.spraul.lostS, d.spraul.lostDecimals)} s is ${toolPerSpin ? "SPIN" : "TOTAL"} × WAIT MEAN = ${fmt(toolS, 3)} s ${fmtInterval(toolBounds, 3, " s")}, the tool's own definition of the column (${toolName}: "Mean spin-wait wait time", ${toolDef}), so his arithmetic holds. ` +
+            (rowsFollowTool
+              ? ev.denominator === "undetermined"
+                ? `No row contradicts that definition (the tables alone do not decide between per spin and per acquisition)`
+                : `The rows agree with that definition`
+              : `This output (kernels with the lockmeter 1.4.5 patch; which lockstat printed it is not stated) does not follow it in every row: under it ${ev.perSpinImpossible.length} rows are impossible (one wait longer than all waits together, e.g. ${examples}); ` +
+                `${singleText}; lock-row means are their callers' means weighted by TOTAL for ${ev.lockMeanMatchesTotalWeighted} of ${ev.locksWithCallers} locks, by SPIN for ${ev.lockMeanMatchesSpinWeighted}. ` +
+                `So the means of this output were evidently divided by TOTAL, which makes the lost time ${fmt(reading, 2)} s ${fmtInterval(readingBounds, 2, " s")}; ` +
+                `either way his conclusion stands: ${fmt(cpuShare(toolS), 4)}% or ${fmt(cpuShare(reading), 3)}% of the run's CPU time (lahr-2001/contention-high-lost-small)`)
+          : `the tool's own definition (${toolName}: ${toolDef}) gives ${fmt(toolS, 3)} s ${fmtInterval(toolBounds, 3, " s")}, not ${fmt(d.spraul.lostS, d.spraul.lostDecimals)} s` +
+            (ev.denominator === "undetermined" ? `; the tables do not decide whether WAIT MEAN is per spin (${fmt(lt.perSpinS, 3)} s) or per acquisition (${fmt(lt.perAcquisitionS, 3)} s)` : ""),
       basis:
-        `${secLabel} table, lock row ${d.spraulLock} (columns SPIN, TOTAL, WAIT MEAN); lost time = cumulative wait = WAIT MEAN × the count the mean divides by. ` +
+        `${secLabel} table, lock row ${d.spraulLock} (columns SPIN, TOTAL, WAIT MEAN); lost time = cumulative wait = WAIT MEAN × the count the mean divides by: by the tool's definition (lockstat.c ${tool.version}, data/published/lahr-2001/context.json) the ${toolPerSpin ? "spin count" : "acquisitions"}. Whether this output followed it: ` +
         `Which count: a single wait (WAIT MAX) cannot exceed the cumulative wait (${ev.perSpinImpossible.length} rows violate that for SPIN, ${ev.perAcquisitionImpossible.length} for TOTAL); a row with one spin has one wait; a lock row sums its callers. ` +
         `Run length ${fmt(wallS, 0)} s from lahr-2001/run-lengths, CPU time = ${cpus} CPUs × that`,
       values: {
@@ -413,6 +435,8 @@ function lostTimeEntries(d: LahrData, runs: readonly RunLength[]): ClaimEntry[] 
         cpuTimeS: cpuS,
         lostShareOfWallPct: wallShare(reading),
         lostShareOfCpuPct: cpuShare(reading),
+        toolLostS: toolS,
+        toolLostShareOfCpuPct: cpuShare(toolS),
         rowsPerSpinImpossible: ev.perSpinImpossible.length,
         rowsPerAcquisitionImpossible: ev.perAcquisitionImpossible.length,
         singleSpinRows: ev.singleSpinRows.length,

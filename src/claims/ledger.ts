@@ -10,6 +10,7 @@ import { ANNOTATIONS } from "./annotations.js";
 import { citeLine } from "./cite.js";
 import { dipietroClaims } from "./dipietro.js";
 import { recordDir } from "./records.js";
+import { missingClaims } from "./missing.js";
 import { statementClaims } from "./statements.js";
 import { lahrInput, luInput, rostedtInput, sangappaInput } from "./inputs.js";
 import { lahrClaims } from "./lahr.js";
@@ -56,6 +57,10 @@ function annotate(e: ClaimEntry): ClaimEntry {
     : a?.reproduction
       ? { status: a.reproduction.status, records: a.reproduction.records.map(recordDir), note: a.reproduction.note }
       : { status: "not applicable", records: [], note: "the posted arithmetic only" };
+  // "not applicable" means no run of ours bears on the claim: an entry that links a record must say what it shows.
+  if (reproduction.status === "not applicable" && reproduction.records.length > 0) {
+    throw new UserError(`ledger entry ${e.id}: reproduction "not applicable" but it links ${reproduction.records.join(", ")}; a linked record needs a status that says what it shows`);
+  }
   return { ...e, cites, reproduction };
 }
 
@@ -69,14 +74,20 @@ export function buildLedger(options: LedgerOptions = {}): ClaimEntry[] {
   const slowpath = lu.find((e) => e.id === "lu-2023/rq-lock-contention")?.values.slowpathSelfAfterPct;
   if (typeof slowpath !== "number") throw new UserError("lu-2023/rq-lock-contention: expected the value slowpathSelfAfterPct");
   const st = statementClaims(slowpath);
+  const rostedt = [...rostedtClaims(rostedtInput(), o), ...st.rostedt];
+  const lahrData = lahrInput();
+  const more = missingClaims(lahrData, rostedt);
   const published = [
-    ...rostedtClaims(rostedtInput(), o),
-    ...st.rostedt,
+    ...rostedt,
+    ...more.rostedt,
     ...sangappaClaims(sangappaInput(sangappa), ext),
     ...st.sangappa,
-    ...lahrClaims(lahrInput()),
+    ...more.sangappa,
+    ...lahrClaims(lahrData),
+    ...more.lahr,
     ...lu,
     ...st.lu,
+    ...more.lu,
     ...dipietroClaims(loadDipietro2026()),
   ].map(annotate);
   return [

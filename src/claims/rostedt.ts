@@ -175,7 +175,13 @@ function disagreementText(tests: { name: string; p: number }[], alpha: number, i
   const no = tests.filter((t) => t.p >= alpha).map((t) => t.name);
   if (interval.excludes === true) yes.push("the bootstrap interval");
   if (interval.excludes === false) no.push("the bootstrap interval");
-  return `${yes.join(" and ")} ${yes.length === 1 ? "finds" : "find"} it, ${no.join(" and ")} ${no.length === 1 ? "does" : "do"} not`;
+  const seeds =
+    interval.excludes === "seed-dependent"
+      ? `the bootstrap interval excludes "no effect" for ${interval.seedsExcluding} of ${interval.seedsTried} seeds (its end sits at it)`
+      : "";
+  if (yes.length === 0) return `${no.join(" and ")} ${no.length === 1 ? "does" : "do"} not find it, but ${seeds}: the answer depends on the seed`;
+  if (no.length === 0) return `${yes.join(" and ")} ${yes.length === 1 ? "finds" : "find"} it${seeds ? `, but ${seeds}` : ""}`;
+  return `${yes.join(" and ")} ${yes.length === 1 ? "finds" : "find"} it, ${no.join(" and ")} ${no.length === 1 ? "does" : "do"} not${seeds ? `; ${seeds}` : ""}`;
 }
 
 /** The Rostedt comparison (unpatched = A, patched = B) as the ledger and the notebook use it. */
@@ -388,7 +394,10 @@ function differenceEntry(d: RostedtData, c: Comparison, o: RostedtOptions, boots
     reason =
       loo.flips.length > 0
         ? `${testsText}; ${oneSidedText}; leaving out ${flipsText} changes Welch's verdict`
-        : `${testsText}: ${disagreementText(tests, o.alpha, interval)}; ${oneSidedText}`;
+        : `${testsText}: ${disagreementText(tests, o.alpha, interval)}, so whether the ${fmtSignedPct(c.welch.differencePct, 3)} difference is beyond the run-to-run noise depends on the analysis; ` +
+          `the Welch ${conf} CI ${welchCi} holds both 0 and gains up to ${fmt(c.welch.ciPct[1], 2)}% (${fmt(c.welch.ciPct[1] / c.welch.differencePct, 1)}× the estimate); ` +
+          `${oneSidedText}; no single left-out run makes two-sided Welch significant (p from ${fmtP(minDrop.p)} to ${fmtP(maxDrop.p)}); ` +
+          `${c.a.n === c.b.n ? `${c.a.n} runs per side` : `${c.a.n} and ${c.b.n} runs`} detect ${fmt(c.power.minimumDetectableEffectPct, 2)}% at ${fmt(100 * c.power.power, 0)}% power`;
   else reason = `${testsText}: the difference points the other way`;
   return claimEntry({
     id: "rostedt-2023/difference-beyond-noise",

@@ -388,7 +388,7 @@ function differenceEntry(x: Context): ClaimEntry {
     fragile:
       flips > 0
         ? `${testsText}; leaving out ${flipsText} changes the verdict`
-        : `${testsText}: the tests disagree (${tests.map((t) => `${t.name} ${t.p < o.alpha ? "finds" : "does not find"} it`).join(", ")}; the bootstrap interval ${interval.excludes === true ? "excludes" : interval.excludes === false ? "contains" : "sits at"} 0)`,
+        : `${testsText}: the tests disagree (${tests.map((t) => `${t.name} ${t.p < o.alpha ? "finds" : "does not find"} it`).join(", ")}; the bootstrap interval ${interval.excludes === true ? "excludes" : interval.excludes === false ? "contains" : `sits at`} 0${interval.excludes === "seed-dependent" ? `: it excludes 0 for ${interval.seedsExcluding} of ${interval.seedsTried} seeds, so the answer depends on the seed` : ""})`,
     "not reproduced": `${testsText}: ${s.b} is significantly below ${s.a}, against the claimed direction`,
     consistent: testsText,
     "not checkable": testsText,
@@ -451,7 +451,7 @@ function spreadEntry(x: Context): ClaimEntry {
     fragile:
       loo.flips.length > 0
         ? `${core}; leaving out ${flipsText} changes the F-test's verdict`
-        : `${core}: the tests disagree (${tests.map((t) => `${t.name} ${t.p < o.alpha ? "finds" : "does not find"} it`).join(", ")}; the interval ${interval.excludes === true ? "excludes" : interval.excludes === false ? "contains" : "sits at"} 1)`,
+        : `${core}: the tests disagree (${tests.map((t) => `${t.name} ${t.p < o.alpha ? "finds" : "does not find"} it`).join(", ")}; the interval ${interval.excludes === true ? "excludes" : interval.excludes === false ? "contains" : "sits at"} 1${interval.excludes === "seed-dependent" ? `: it excludes 1 for ${interval.seedsExcluding} of ${interval.seedsTried} seeds, so the answer depends on the seed` : ""})`,
     "not significant": `${core}: no test separates the spreads of ${s.a} and ${s.b}`,
     "not reproduced": `${core}: ${s.b} varies significantly more than ${s.a}`,
     consistent: core,

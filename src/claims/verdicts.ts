@@ -12,8 +12,8 @@
  * | `reproduced`         | Our own runs (a record under data/runs/) show the effect: every test applied finds it at α and no single run changes that. |
  * | `not reproduced`     | Our own runs find the effect significant in the opposite direction. |
  * | `not yet reproduced` | The claim is about an effect the posts give no numbers to check, and our runs have not shown it yet: not run, or run only in a VM under TCG (functional evidence). |
- * | `not significant`    | The claimed effect is not distinguishable from the run-to-run noise: no test applied finds it at α, and no single run changes that (inconclusive, not "no effect"). |
- * | `fragile`            | Whether the effect is "found" depends on one run (leaving it out flips the primary test) or on which test is used (a normal-theory test and its robust counterpart disagree). |
+ * | `not significant`    | The claimed effect is not distinguishable from the run-to-run noise: no test applied finds it at α, the bootstrap interval holds "no effect" for every seed tried, and no single run changes that (inconclusive, not "no effect"). |
+ * | `fragile`            | Whether the effect is "found" depends on one run (leaving it out flips the primary test), on which test is used (a normal-theory test and its robust counterpart, or a test and the bootstrap interval, disagree) or on the bootstrap's seed (the interval excludes "no effect" for some seeds, not others). |
  * | `consistent`         | The posted numbers agree with the claim but cannot establish it: the claim is about a cause, or rests on an excerpt or a single measurement per side. |
  * | `not checkable`      | The posts do not contain what a check needs (e.g. one figure per side, no runs, no spread). |
  *
@@ -44,8 +44,8 @@ export const VERDICT_MEANINGS: Readonly<Record<Verdict, string>> = {
   reproduced: "our own runs (a record under data/runs/) show the effect: every test applied finds it, whichever run is left out",
   "not reproduced": "our own runs find the effect significant in the opposite direction",
   "not yet reproduced": "the posts give no numbers to check it and our runs have not shown it yet (not run, or only in a VM under TCG)",
-  "not significant": "inconclusive: not distinguishable from the run-to-run noise by any test applied, whichever single run is left out (not evidence of no effect)",
-  fragile: "the conclusion depends on a single run or on the choice of test",
+  "not significant": "inconclusive: not distinguishable from the run-to-run noise by any test applied or by the bootstrap interval (for every seed tried), whichever single run is left out (not evidence of no effect)",
+  fragile: "the conclusion depends on a single run, on the choice of test, or on the bootstrap's seed",
   consistent: "the posted numbers agree with the claim but cannot establish it (cause, excerpt, or one measurement per side)",
   "not checkable": "the posts lack what a check needs (e.g. one figure per side, no runs, no spread)",
 };
@@ -101,8 +101,8 @@ export interface EffectEvidence {
   /**
    * Whether the bootstrap interval excludes "no effect" (0 % difference, SD ratio 1):
    * "seed-dependent" when re-running the bootstrap with other seeds changes the answer
-   * (an endpoint at the no-effect value within Monte Carlo error), which counts as
-   * neither finding nor excluding the effect.
+   * (an endpoint at the no-effect value within Monte Carlo error): the conclusion then
+   * depends on the seed, which makes the verdict `fragile` whatever the tests say.
    */
   intervalExcludesNoEffect: boolean | "seed-dependent";
   /** Number of runs whose omission flips the primary test's significance at alpha. */
@@ -114,18 +114,20 @@ export interface EffectEvidence {
 /**
  * Verdict of a claimed effect:
  * - `not reproduced` (posted runs: `not recomputed`) when a test finds the effect significant in the opposite direction;
- * - `fragile` when the tests (or the bootstrap interval) disagree, or when leaving out one
- *   run flips the primary test;
+ * - `fragile` when the tests (or the bootstrap interval) disagree, when the interval's verdict
+ *   depends on the bootstrap seed, or when leaving out one run flips the primary test;
  * - `reproduced` (posted runs: `recomputed`) when every test and the interval find it and no single run matters;
- * - `not significant` when none does and no single run matters (an interval whose
- *   verdict depends on the bootstrap seed does not count as finding it).
+ * - `not significant` when none does (the interval holds "no effect" for every seed) and no single run matters.
  */
 export function effectVerdict(e: EffectEvidence): Verdict {
   const significant = e.tests.map((t) => t.p < e.alpha);
-  const anySignificant = significant.some(Boolean) || e.intervalExcludesNoEffect === true;
+  const found = significant.some(Boolean) || e.intervalExcludesNoEffect === true;
+  // A seed-dependent interval finds the effect for some seeds and not for others: the answer then
+  // depends on the seed, so with no test finding it the verdict is `fragile`, not `not significant`.
+  const anySignificant = found || e.intervalExcludesNoEffect === "seed-dependent";
   const allSignificant = significant.every(Boolean) && e.intervalExcludesNoEffect === true;
   const ev = e.evidence ?? "ours";
-  if (anySignificant && !e.estimateInClaimedDirection) return contradictWord(ev);
+  if (found && !e.estimateInClaimedDirection) return contradictWord(ev);
   if (e.leaveOneOutFlips > 0) return "fragile";
   if (allSignificant) return agreeWord(ev);
   if (!anySignificant) return "not significant";

@@ -7,7 +7,7 @@
  * To add a passage: add its region, run `node --test dist/test/doc-figures.test.js`, and give every
  * number it reports an entry here (or remove the number from the text).
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { costModel } from "../analysis/patch-cost.js";
 import { patchCostModel } from "../postgres/cost-model.js";
@@ -20,6 +20,7 @@ import { parseProcLockStat } from "../parse/proc-lock-stat.js";
 import { seriesCellCounters, type SeriesCellCounters } from "../postgres/v2-report.js";
 import { tracedPgRow, type TracedPgRow } from "../vm/traced-pg.js";
 import { evictionCell, type EvictionCellRates } from "../postgres/eviction-rates.js";
+import { INTEGER_FIGURES, INTEGER_NOT_MEASURED, INTEGER_REGIONS } from "./figures-integers.js";
 
 export type Doc = "README.md" | "REPRODUCE.md";
 
@@ -35,6 +36,8 @@ export interface FigureEntry {
   field: string;
   /** Computes the value from the record's text when it is not a JSON field as printed. */
   value?: (text: string, root: string) => number;
+  /** Every record the value reads when it pools several (each must exist; `record` is one of them). */
+  alsoReads?: string[];
 }
 
 /** A passage of measured results: from the first occurrence of `from` to the next occurrence of `to` (both as normalizeDoc gives them). */
@@ -42,6 +45,8 @@ export interface MeasuredRegion {
   doc: Doc;
   from: string;
   to: string;
+  /** Integers count as measured-looking here too (dates, times, versions and code spans excepted). */
+  integers?: boolean;
 }
 
 /** Numbers inside measured regions that are not measurements: the words around them and why. */
@@ -376,6 +381,8 @@ const pgRate = (mode: string, hugePages: string, part: Part) => (_t: string, roo
 };
 const M1 = `${MECH}/20261201T215612Z/rows.json`;
 const PGR = `${MECH}/pg-20261201T224018Z/rows.json`;
+/** The PostgreSQL records notebook 07 pools (same kernel, accel and server shape): every pooled entry reads both. */
+const PG_BOTH = [PGR, `${MECH}/pg-20261201T231710Z/rows.json`];
 const MH = `${MECH}/host-20261201T184719Z/cells.json`;
 // §8, the plain-TCG contrast: the one plain-TCG micro record against the pooled icount factorial (accelContrastCells, as notebook 07).
 const MT = `${MECH}/20261202T010208Z/rows.json`;
@@ -812,18 +819,18 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "in-kernel preemptions to 0.00 under both modes", figure: "0.00", record: M1, field: "max over modes of hugetlb/off rates.kernel.mean", value: (t, root) => Math.max(microCell("vm", "full/hugetlb/off", (c) => c.rates.kernel.mean)(t, root), microCell("vm", "lazy/hugetlb/off", (c) => c.rates.kernel.mean)(t, root)) },
   { doc: R, sentence: "faults fell to 0.00 and in-kernel preemptions to 0.00", figure: "faults fell to 0.00", record: M1, field: "max over modes of 4k-prefault/off rates.faultsUnderLock.mean", value: (t, root) => Math.max(microCell("vm", "full/4k-prefault/off", (c) => c.rates.faultsUnderLock.mean)(t, root), microCell("vm", "lazy/4k-prefault/off", (c) => c.rates.faultsUnderLock.mean)(t, root)) },
   { doc: R, sentence: "faults fell to 0.00 and in-kernel preemptions to 0.00", figure: "preemptions to 0.00", record: M1, field: "max over modes of 4k-prefault/off rates.kernel.mean", value: (t, root) => Math.max(microCell("vm", "full/4k-prefault/off", (c) => c.rates.kernel.mean)(t, root), microCell("vm", "lazy/4k-prefault/off", (c) => c.rates.kernel.mean)(t, root)) },
-  { doc: R, sentence: "4626.8 (4227.9–5025.7) minor faults per million spin-style holds under full", figure: "4626.8", record: PGR, field: "full/huge_pages=off, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("full", "off", "mean") },
-  { doc: R, sentence: "4626.8 (4227.9–5025.7) minor faults per million spin-style holds under full", figure: "(4227.9", record: PGR, field: "full/huge_pages=off, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("full", "off", "lo") },
-  { doc: R, sentence: "4626.8 (4227.9–5025.7) minor faults per million spin-style holds under full", figure: "–5025.7)", record: PGR, field: "full/huge_pages=off, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("full", "off", "hi") },
-  { doc: R, sentence: "4594.7 (4118.7–5070.7) minor faults per million spin-style holds under lazy", figure: "4594.7", record: PGR, field: "lazy/huge_pages=off, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("lazy", "off", "mean") },
-  { doc: R, sentence: "4594.7 (4118.7–5070.7) minor faults per million spin-style holds under lazy", figure: "(4118.7", record: PGR, field: "lazy/huge_pages=off, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("lazy", "off", "lo") },
-  { doc: R, sentence: "4594.7 (4118.7–5070.7) minor faults per million spin-style holds under lazy", figure: "–5070.7)", record: PGR, field: "lazy/huge_pages=off, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("lazy", "off", "hi") },
-  { doc: R, sentence: "49.6 (25.4–73.9) minor faults per million spin-style holds under full", figure: "49.6", record: PGR, field: "full/huge_pages=on, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("full", "on", "mean") },
-  { doc: R, sentence: "49.6 (25.4–73.9) minor faults per million spin-style holds under full", figure: "(25.4", record: PGR, field: "full/huge_pages=on, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("full", "on", "lo") },
-  { doc: R, sentence: "49.6 (25.4–73.9) minor faults per million spin-style holds under full", figure: "–73.9)", record: PGR, field: "full/huge_pages=on, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("full", "on", "hi") },
-  { doc: R, sentence: "66.1 (44.3–87.9) minor faults per million spin-style holds under lazy", figure: "66.1", record: PGR, field: "lazy/huge_pages=on, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("lazy", "on", "mean") },
-  { doc: R, sentence: "66.1 (44.3–87.9) minor faults per million spin-style holds under lazy", figure: "(44.3", record: PGR, field: "lazy/huge_pages=on, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("lazy", "on", "lo") },
-  { doc: R, sentence: "66.1 (44.3–87.9) minor faults per million spin-style holds under lazy", figure: "–87.9)", record: PGR, field: "lazy/huge_pages=on, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("lazy", "on", "hi") },
+  { doc: R, sentence: "4626.8 (4227.9–5025.7) minor faults per million spin-style holds under full", figure: "4626.8", record: PGR, alsoReads: PG_BOTH, field: "full/huge_pages=off, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("full", "off", "mean") },
+  { doc: R, sentence: "4626.8 (4227.9–5025.7) minor faults per million spin-style holds under full", figure: "(4227.9", record: PGR, alsoReads: PG_BOTH, field: "full/huge_pages=off, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("full", "off", "lo") },
+  { doc: R, sentence: "4626.8 (4227.9–5025.7) minor faults per million spin-style holds under full", figure: "–5025.7)", record: PGR, alsoReads: PG_BOTH, field: "full/huge_pages=off, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("full", "off", "hi") },
+  { doc: R, sentence: "4594.7 (4118.7–5070.7) minor faults per million spin-style holds under lazy", figure: "4594.7", record: PGR, alsoReads: PG_BOTH, field: "lazy/huge_pages=off, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("lazy", "off", "mean") },
+  { doc: R, sentence: "4594.7 (4118.7–5070.7) minor faults per million spin-style holds under lazy", figure: "(4118.7", record: PGR, alsoReads: PG_BOTH, field: "lazy/huge_pages=off, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("lazy", "off", "lo") },
+  { doc: R, sentence: "4594.7 (4118.7–5070.7) minor faults per million spin-style holds under lazy", figure: "–5070.7)", record: PGR, alsoReads: PG_BOTH, field: "lazy/huge_pages=off, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("lazy", "off", "hi") },
+  { doc: R, sentence: "49.6 (25.4–73.9) minor faults per million spin-style holds under full", figure: "49.6", record: PGR, alsoReads: PG_BOTH, field: "full/huge_pages=on, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("full", "on", "mean") },
+  { doc: R, sentence: "49.6 (25.4–73.9) minor faults per million spin-style holds under full", figure: "(25.4", record: PGR, alsoReads: PG_BOTH, field: "full/huge_pages=on, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("full", "on", "lo") },
+  { doc: R, sentence: "49.6 (25.4–73.9) minor faults per million spin-style holds under full", figure: "–73.9)", record: PGR, alsoReads: PG_BOTH, field: "full/huge_pages=on, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("full", "on", "hi") },
+  { doc: R, sentence: "66.1 (44.3–87.9) minor faults per million spin-style holds under lazy", figure: "66.1", record: PGR, alsoReads: PG_BOTH, field: "lazy/huge_pages=on, both arms: faults per 1e6 spin-style holds, mean over runs (95 % t)", value: pgRate("lazy", "on", "mean") },
+  { doc: R, sentence: "66.1 (44.3–87.9) minor faults per million spin-style holds under lazy", figure: "(44.3", record: PGR, alsoReads: PG_BOTH, field: "lazy/huge_pages=on, both arms: faults per 1e6 spin-style holds, lo over runs (95 % t)", value: pgRate("lazy", "on", "lo") },
+  { doc: R, sentence: "66.1 (44.3–87.9) minor faults per million spin-style holds under lazy", figure: "–87.9)", record: PGR, alsoReads: PG_BOTH, field: "lazy/huge_pages=on, both arms: faults per 1e6 spin-style holds, hi over runs (95 % t)", value: pgRate("lazy", "on", "hi") },
   // The traced holder preemptions of the pooled PostgreSQL records, per mode (pgTraced over both records).
   ...([
     ["under full 19 were preempted inside the kernel (all 19 in a page fault) and 16 at the", "full"],
@@ -836,12 +843,12 @@ export const FIGURES: FigureEntry[] = [
       return f(pgTraced(grp.rows as PgFactorialRow[], { mode }));
     };
     return [
-      { doc: R, sentence, figure: `${mode === "full" ? "full " : "lazy "}${k}`, record: PGR, field: `${mode}: pooled pgTraced().kernel`, value: traced((t) => t.kernel) },
-      { doc: R, sentence, figure: `all ${kf}`, record: PGR, field: `${mode}: pooled pgTraced().kernelFault`, value: traced((t) => t.kernelFault) },
-      { doc: R, sentence, figure: `and ${r}`, record: PGR, field: `${mode}: pooled pgTraced().atReturn`, value: traced((t) => t.atReturn) },
+      { doc: R, sentence, figure: `${mode === "full" ? "full " : "lazy "}${k}`, record: PGR, alsoReads: PG_BOTH, field: `${mode}: pooled pgTraced().kernel`, value: traced((t) => t.kernel) },
+      { doc: R, sentence, figure: `all ${kf}`, record: PGR, alsoReads: PG_BOTH, field: `${mode}: pooled pgTraced().kernelFault`, value: traced((t) => t.kernelFault) },
+      { doc: R, sentence, figure: `and ${r}`, record: PGR, alsoReads: PG_BOTH, field: `${mode}: pooled pgTraced().atReturn`, value: traced((t) => t.atReturn) },
     ];
   }),
-  { doc: R, sentence: "on, 540 of the 548 reserved pages held after start", figure: "540", record: PGR, field: "min hugePagesTaken over huge_pages=on runs", value: (t) => Math.min(...(JSON.parse(t) as { hugePages: string; hugePagesTaken: number }[]).filter((r) => r.hugePages === "on").map((r) => r.hugePagesTaken)) },
+  { doc: R, sentence: "on, 540 of the 548 reserved pages held after start", figure: "540", record: PGR, alsoReads: PG_BOTH, field: "min hugePagesTaken over huge_pages=on runs (both records pooled)", value: (_t, root) => Math.min(...(mechPick(root).pg!.rows as { hugePages: string; hugePagesTaken: number }[]).filter((r) => r.hugePages === "on").map((r) => r.hugePagesTaken)) },
   // §8, none on 6.1 in the VM: the icount record is the noneVm group (20261202T020227Z); the plain-TCG one is read from its own rows.
   { doc: R, sentence: "`data/runs/mechanism-2026/20261202T020227Z` (3 blocks, 9 runs;", figure: "3 blocks", record: MN, field: "max block", value: (t) => Math.max(...(json(t) as { block: number }[]).map((r) => r.block)) },
   { doc: R, sentence: "`data/runs/mechanism-2026/20261202T020227Z` (3 blocks, 9 runs;", figure: "9 runs", record: MN, field: "rows of the noneVm group", value: (_t, root) => microRows(root, "noneVm").length },
@@ -859,10 +866,10 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "in 4 of its 6 runs the trace", figure: "4 of", record: MNT, field: "rows with switchesWithoutStack > 0", value: (t) => (json(t) as { switchesWithoutStack: number }[]).filter((r) => r.switchesWithoutStack > 0).length },
   { doc: R, sentence: "in 4 of its 6 runs the trace", figure: "6 runs", record: MNT, field: "rows", value: (t) => (json(t) as unknown[]).length },
   // §8, the pooled PostgreSQL records: runs and runs per cell.
-  { doc: R, sentence: "2 s runs; 26 runs, 3 or 4 in each of the 8 cells", figure: "26 runs", record: PGR, field: "rows of the pooled PostgreSQL group", value: (_t, root) => mechPick(root).pg!.rows.length },
-  { doc: R, sentence: "2 s runs; 26 runs, 3 or 4 in each of the 8 cells", figure: "3 or", record: PGR, field: "min runs over summarisePgCells of the pooled group", value: pgCellRuns("min") },
-  { doc: R, sentence: "2 s runs; 26 runs, 3 or 4 in each of the 8 cells", figure: "or 4", record: PGR, field: "max runs over summarisePgCells of the pooled group", value: pgCellRuns("max") },
-  { doc: R, sentence: "2 s runs; 26 runs, 3 or 4 in each of the 8 cells", figure: "the 8 cells", record: PGR, field: "cells of summarisePgCells of the pooled group", value: (_t, root) => summarisePgCells(mechPick(root).pg!.rows as PgFactorialRow[]).length },
+  { doc: R, sentence: "2 s runs; 26 runs, 3 or 4 in each of the 8 cells", figure: "26 runs", record: PGR, alsoReads: PG_BOTH, field: "rows of the pooled PostgreSQL group", value: (_t, root) => mechPick(root).pg!.rows.length },
+  { doc: R, sentence: "2 s runs; 26 runs, 3 or 4 in each of the 8 cells", figure: "3 or", record: PGR, alsoReads: PG_BOTH, field: "min runs over summarisePgCells of the pooled group", value: pgCellRuns("min") },
+  { doc: R, sentence: "2 s runs; 26 runs, 3 or 4 in each of the 8 cells", figure: "or 4", record: PGR, alsoReads: PG_BOTH, field: "max runs over summarisePgCells of the pooled group", value: pgCellRuns("max") },
+  { doc: R, sentence: "2 s runs; 26 runs, 3 or 4 in each of the 8 cells", figure: "the 8 cells", record: PGR, alsoReads: PG_BOTH, field: "cells of summarisePgCells of the pooled group", value: (_t, root) => summarisePgCells(mechPick(root).pg!.rows as PgFactorialRow[]).length },
   // §8, the plain-TCG contrast (accelContrastCells: sums over a cell's runs).
   { doc: R, sentence: "under `--accel tcg` (no instruction counting: guest time is host time), 2 blocks, 16 runs", figure: "16 runs", record: MT, field: "rows", value: (t) => (json(t) as unknown[]).length },
   { doc: R, sentence: "under `--accel tcg` (no instruction counting: guest time is host time), 2 blocks, 16 runs", figure: "2 blocks", record: MT, field: "max block", value: (t) => Math.max(...(json(t) as { block: number }[]).map((r) => r.block)) },
@@ -906,6 +913,8 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "inside the kernel (79 and 68 preemptions, 79 and 68 of them in the page fault)", figure: "68 preemptions", record: MT, field: "lazy/4k/off totals.kernel", value: tcgCell("lazy/4k/off", (c) => c.totals.kernel) },
   { doc: R, sentence: "inside the kernel (79 and 68 preemptions, 79 and 68 of them in the page fault)", figure: "preemptions, 79", record: MT, field: "full/4k/off totals.kernelFault", value: tcgCell("full/4k/off", (c) => c.totals.kernelFault) },
   { doc: R, sentence: "inside the kernel (79 and 68 preemptions, 79 and 68 of them in the page fault)", figure: "68 of them", record: MT, field: "lazy/4k/off totals.kernelFault", value: tcgCell("lazy/4k/off", (c) => c.totals.kernelFault) },
+  // Passages whose integers are checked too (src/evidence/figures-integers.ts).
+  ...INTEGER_FIGURES,
 ];
 
 export const MEASURED_REGIONS: MeasuredRegion[] = [
@@ -933,6 +942,7 @@ export const MEASURED_REGIONS: MeasuredRegion[] = [
   { doc: R, from: "`data/runs/vm-eviction-20261130c/` holds the three cells", to: "### Bare metal" },
   // §6, lock statistics in the VM.
   { doc: R, from: "Collectors in the VM:", to: "Under TCG all of this is functional evidence only." },
+  ...INTEGER_REGIONS,
 ];
 
 export const NOT_MEASURED: NotMeasured[] = [
@@ -991,6 +1001,7 @@ export const NOT_MEASURED: NotMeasured[] = [
   { doc: R, sentence: "the 6.1.176 tree built", figure: "6.1", why: "the kernel version" },
   { doc: R, sentence: "linux-6.1.176-1", figure: "6.1", why: "part of a path" },
   { doc: R, sentence: "(6.1 has none)", figure: "6.1", why: "the kernel version" },
+  ...INTEGER_NOT_MEASURED,
 ];
 
 /** Markdown as the figure check reads it: ** and ` dropped, runs of whitespace as one space. */
@@ -1003,12 +1014,13 @@ const NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "sev
 
 /** The number in a figure as written ("−2.59%" → -2.59, "±4.28%" → 4.28) and its decimals. */
 export function parseFigure(figure: string): { value: number; decimals: number } {
-  const m = /([−+-]?)(\d+(?:\.\d+)?)/.exec(figure);
+  const m = /([−+-]?)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)/.exec(figure);
   const word = m ? -1 : NUMBER_WORDS.findIndex((w) => new RegExp(`\\b${w}\\b`, "i").test(figure));
   if (word >= 0) return { value: word, decimals: 0 };
   if (!m) throw new Error(`no number in ${JSON.stringify(figure)}`);
   const sign = m[1] === "−" || m[1] === "-" ? -1 : 1;
-  return { value: sign * Number(m[2]), decimals: (m[2]!.split(".")[1] ?? "").length };
+  const digits = m[2]!.replace(/,/g, "");
+  return { value: sign * Number(digits), decimals: (digits.split(".")[1] ?? "").length };
 }
 
 /** The value an entry's record gives. */
@@ -1022,6 +1034,7 @@ export function checkEntry(e: FigureEntry, docs: Record<Doc, string>, root: stri
   const doc = normalizeDoc(docs[e.doc]);
   if (!e.sentence.includes(e.figure)) return [`${e.doc}: entry "${e.sentence}": its figure ${e.figure} is not in its sentence`];
   if (!doc.includes(e.sentence)) return [`${e.doc}: expected the sentence "${e.sentence}", found no such words`];
+  for (const r of e.alsoReads ?? []) if (!existsSync(join(root, r))) return [`${e.doc}: "${e.figure}": the record ${r} it pools is not in the repository`];
   let v: number;
   try {
     v = entryValue(e, root);
@@ -1039,6 +1052,10 @@ export function checkEntry(e: FigureEntry, docs: Record<Doc, string>, root: stri
 
 /** Measured-looking numbers: decimals, percentages, "N-fold". */
 const MEASURED_RE = /[−+±-]?\d+(?:\.\d+)?(?:%|-fold)|[−+±-]?\d+\.\d+/g;
+/** In a region with `integers`: every number, with thousands separators ("2,106"). */
+const MEASURED_INT_RE = /[−+±-]?\d[\d,]*(?:\.\d+)*(?:%|-fold)?/g;
+/** Dates and times are not measurements: masked before the integer scan. */
+const DATE_TIME_RE = /\d{4}-\d{2}-\d{2}|\d{2}:\d{2}(?::\d{2})?/g;
 
 /** Measured-looking numbers in the measured regions that no entry (or NOT_MEASURED) covers. */
 export function uncovered(docs: Record<Doc, string>): string[] {
@@ -1060,9 +1077,11 @@ export function uncovered(docs: Record<Doc, string>): string[] {
     };
     for (const e of FIGURES) if (e.doc === reg.doc) cover(e.sentence, e.figure);
     for (const e of NOT_MEASURED) if (e.doc === reg.doc) cover(e.sentence, e.figure);
-    const text = doc.slice(from, to);
-    for (const m of text.matchAll(MEASURED_RE)) {
+    const text = reg.integers ? doc.slice(from, to).replace(DATE_TIME_RE, (d) => " ".repeat(d.length)) : doc.slice(from, to);
+    for (const m of text.matchAll(reg.integers ? MEASURED_INT_RE : MEASURED_RE)) {
       const s = from + m.index!;
+      // Versions (7.2.13) and trailing separators ("16," of a list) are not figures of their own.
+      if (reg.integers && /\d\.\d+\.\d/.test(m[0])) continue;
       // Inside a code span or a record path (data/runs/…-20261130T…): not a figure.
       const before = text.slice(0, m.index!);
       if ((before.match(/`/g) ?? []).length % 2 === 1) continue;

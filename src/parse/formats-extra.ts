@@ -36,7 +36,8 @@ export const extraFormats: ParserFormat[] = [
     detect: detectSysbench,
     parse: (text, file) => parseSysbenchRuns(text, file),
     parseWithWarnings: (text, file) => {
-      const runs = parseSysbenchRuns(text, file);
+      // Outputs that are not ours: a report cut off mid-way is kept with a warning (parseSysbenchRuns cut).
+      const runs = parseSysbenchRuns(text, file, { cut: true });
       return { records: runs, warnings: runs.flatMap((r) => r.warnings) };
     },
   },

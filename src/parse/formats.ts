@@ -6,7 +6,7 @@
  * Formats added by later work (lock statistics) live in formats-extra.ts and
  * are appended here.
  */
-import { parsePgbench } from "./pgbench.js";
+import { parsePgbench, parsePgbenchLenient } from "./pgbench.js";
 import { parseLockmeter } from "./lockmeter.js";
 import { isLockmeter1, parseLockmeter1 } from "./lockmeter1.js";
 import { parsePerfReport } from "./perf-report.js";
@@ -36,8 +36,12 @@ export const pgbenchFormat: ParserFormat = {
   name: "pgbench",
   description: "pgbench output (PostgreSQL 8.x–18): runs with tps, summary, progress, per-statement latencies",
   signature: '"tps = N (without initial connection time)" (or "…including/excluding connections establishing")',
-  detect: (text) => someLine(text, /^tps = \S+ \((?:without initial connection time|(?:in|ex)cluding connections establishing)\)/),
+  detect: (text) =>
+    someLine(text, /^tps = \S+ \((?:without initial connection time|(?:in|ex)cluding connections establishing)\)/) ||
+    // A run cut off in its progress lines: pgbench's banner or summary, then "progress: N s, X tps" lines.
+    (someLine(text, /^progress: \d+(?:\.\d+)? s, \S+ tps, lat /) && someLine(text, /^(?:pgbench \(|transaction type: |starting vacuum\.\.\.)/)),
   parse: (text, file) => parsePgbench(text, file),
+  parseWithWarnings: (text, file) => parsePgbenchLenient(text, file),
 };
 
 export const lockmeterFormat: ParserFormat = {

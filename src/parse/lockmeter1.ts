@@ -10,7 +10,8 @@
  *     1.2% 78.5%  0.7us( 125us)    0us                  1124063 21.5%    0% 78.5%    net_tx_action+0x240
  *
  * Lock rows have two spaces before NAME, caller rows four; the *TOTAL* row has
- * no UTIL. Rows wrapped by a mail client (76 columns is common) are joined.
+ * no UTIL. A mail that puts several kernels' reports under one header labels each block with a
+ * line of its own ("2.4.17:", "2.5.5:"): the rows after it carry that label in `kernel`. Rows wrapped by a mail client (76 columns is common) are joined.
  * The RWLOCK READS / RWLOCK WRITES / SEMAPHORES tables have other columns; they
  * are skipped with a warning, never read with the SPINLOCKS layout.
  */
@@ -38,6 +39,8 @@ export interface Lockmeter1Row {
   spinPct: number;
   rejectPct: number;
   name: string;
+  /** The kernel label of the block the row is in ("2.5.5"), when a mail compares several; else null. */
+  kernel: string | null;
 }
 
 export interface Lockmeter1Report {
@@ -53,6 +56,8 @@ const T = String.raw`(\d+(?:\.\d+)?)([A-Za-z]+)`;
 const ROW = new RegExp(
   String.raw`^\s*(?:${P}\s+)?${P}\s+${T}\(\s*${T}\)\s+${T}(?:\(\s*${T}\)\(\s*${P}\))?\s+(\d+)\s+${P}\s+${P}\s+${P}( +)(\S+)\s*$`,
 );
+/** A block label inside one SPINLOCKS table: a kernel version alone on its line, "2.4.17:" (Linder 2002). */
+const KERNEL_LABEL = /^(\d+\.\d+(?:\.\d+)?(?:[-.][\w.]+)?):$/;
 /** A line that starts like a SPINLOCKS row: a percentage and then a percentage or a time. */
 const ROW_START = /^\s*\d+(?:\.\d+)?%\s+(?:\d+(?:\.\d+)?%|\d+(?:\.\d+)?[a-z]+\()/;
 const UNIT_TO_US: Record<string, number> = { us: 1, ms: 1000, s: 1_000_000 };
@@ -75,6 +80,7 @@ export function parseLockmeter1(text: string, file: string): Lockmeter1Report {
   let seenHeader = false;
   let lock: string | null = null;
   let blankSince = false;
+  let kernel: string | null = null;
   for (let i = 0; i < lines.length; i++) {
     const n = i + 1;
     const text = lines[i]!;
@@ -104,6 +110,14 @@ export function parseLockmeter1(text: string, file: string): Lockmeter1Report {
     }
     if (!inSpin) continue;
     if (/^(UTIL|TOT\/SEC)\s+CON\b/.test(t) || /^RJECT\s+NAME$/.test(t) || /^[-_ ]+$/.test(t)) continue;
+    const label = KERNEL_LABEL.exec(t);
+    if (label) {
+      // Another kernel's block under the same header: its rows are a report of their own.
+      kernel = label[1]!;
+      lock = null;
+      blankSince = false;
+      continue;
+    }
     if (!ROW_START.test(text)) {
       // Prose (or the end of the report) after the table.
       if (out.rows.length > 0) out.warnings.push({ file, line: n, message: `the SPINLOCKS table ends here: followed by ${quoteFound(text, 60)}` });
@@ -159,6 +173,7 @@ export function parseLockmeter1(text: string, file: string): Lockmeter1Report {
       spinPct: Number(m[14]),
       rejectPct: Number(m[15]),
       name,
+      kernel,
     });
   }
   if (!seenHeader && out.rows.length === 0) {

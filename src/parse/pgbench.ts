@@ -23,7 +23,7 @@
  */
 import { readFileSync } from "node:fs";
 import { ParseError, UserError, quoteFound } from "../util/errors.js";
-import { cNumber, finiteOrNull, splitLines, unquote } from "./text.js";
+import { cNumber, finiteOrNull, splitLines, unquote, type ParseWarning } from "./text.js";
 
 /** What the tps figure of a run counts, from the text in parentheses after it. */
 export type PgbenchTpsMode =
@@ -323,13 +323,54 @@ function parseProgress(file: string, line: number, body: string, raw: string): P
   return p;
 }
 
+/** A run whose output ends (or is cut) before its tps line: what was printed of it. */
+export interface PgbenchCutRun {
+  file: string;
+  /** Last line that belongs to it (as `line` of a complete run: where it ends). */
+  line: number;
+  startLine: number;
+  /** Last line that belongs to it. */
+  endLine: number;
+  cut: true;
+  version: string | null;
+  transactionType: string | null;
+  scale: number | null;
+  clients: number | null;
+  threads: number | null;
+  durationS: number | null;
+  transactionsProcessed: number | null;
+  latencyAverageMs: number | null;
+  progress: PgbenchProgress[];
+  /** Always null / empty: a cut run has no tps line and no per-statement block (kept so that tables can list it). */
+  tps: null;
+  tpsMode: null;
+  statements: [];
+}
+
+export interface PgbenchParseOptions {
+  /** Keep runs cut before their tps line here, with a warning each, instead of a ParseError. */
+  cut?: { runs: PgbenchCutRun[]; warnings: ParseWarning[] };
+}
+
+/**
+ * The lenient reading `slicelab parse pgbench` uses for outputs that are not ours (mail excerpts,
+ * logs): complete runs as parsePgbench gives them, plus every run cut off before its tps line as a
+ * PgbenchCutRun with a warning. The kit's own runs are read with parsePgbench, which refuses them.
+ */
+export function parsePgbenchLenient(text: string, file: string): { records: (PgbenchRun | PgbenchCutRun)[]; warnings: ParseWarning[] } {
+  const cut = { runs: [] as PgbenchCutRun[], warnings: [] as ParseWarning[] };
+  const runs = parsePgbench(text, file, { cut });
+  const records = [...runs, ...cut.runs].sort((a, b) => a.startLine - b.startLine);
+  return { records, warnings: cut.warnings };
+}
+
 const STATEMENT_HEADER = /^statement latencies in milliseconds(?:( and failures)|(, failures and retries))?:$/;
 
 /**
  * Parses pgbench output into runs. `file` is used in error messages and in the
  * records. Throws ParseError on malformed or truncated output.
  */
-export function parsePgbench(text: string, file: string): PgbenchRun[] {
+export function parsePgbench(text: string, file: string, options: PgbenchParseOptions = {}): PgbenchRun[] {
   const lines = splitLines(text);
   const runs: PgbenchRun[] = [];
   let cur: RunDraft | null = null;
@@ -342,6 +383,42 @@ export function parsePgbench(text: string, file: string): PgbenchRun[] {
     if (cur.tps === null || cur.tpsMode === null || cur.line === null) {
       // A banner, a summary field, progress or an error without the tps line: the run failed or the output was cut.
       if (cur.fields > 0 || cur.progress.length > 0 || cur.version !== null || cur.errors.length > 0) {
+        // A run cut off before its tps line (a mail excerpt, a log that ends early): kept with a warning
+        // when the caller asks for it, never when it has errors of its own (a failed run is not a cut one).
+        if (options.cut && cur.errors.length === 0) {
+          const last = cur.progress.at(-1);
+          const where = found === undefined ? "the text ends" : `line ${atLine} starts something else`;
+          options.cut.warnings.push({
+            file,
+            line: atLine,
+            message:
+              `the pgbench run that starts at line ${cur.startLine} has no "tps = N (…)" line (${where}): kept as a cut run` +
+              (last ? ` with ${cur.progress.length} progress line${cur.progress.length === 1 ? "" : "s"}, the last at ${last.elapsedS} s (${last.tps} tps)` : "") +
+              `; it has no tps of its own`,
+          });
+          const endLine = Math.max(cur.startLine, atLine - (found === undefined ? 0 : 1));
+          options.cut.runs.push({
+            file,
+            line: endLine,
+            startLine: cur.startLine,
+            endLine,
+            cut: true,
+            version: cur.version,
+            transactionType: cur.transactionType,
+            scale: cur.scale,
+            clients: cur.clients,
+            threads: cur.threads,
+            durationS: cur.durationS,
+            transactionsProcessed: cur.transactionsProcessed,
+            latencyAverageMs: cur.latencyAverageMs,
+            progress: cur.progress,
+            tps: null,
+            tpsMode: null,
+            statements: [],
+          });
+          cur = null;
+          return;
+        }
         throw new ParseError(file, atLine, 'a "tps = N (…)" line closing the pgbench run that starts at line ' + cur.startLine, quoteFound(found));
       }
       cur = null;

@@ -103,6 +103,8 @@ export interface SysbenchResult {
   messages: string[];
   /** What this version's output lacks (fields left null) and printed values that contradict each other. */
   warnings: ParseWarning[];
+  /** Present (true) only when the output ends before the result is complete (parseSysbenchRuns with cut). */
+  truncated?: true;
 }
 
 export interface SysbenchPrepare {
@@ -133,7 +135,13 @@ export function parseSysbench(text: string, file: string): SysbenchResult {
 }
 
 /** Parses every sysbench run of a file (several runs appended one after another). */
-export function parseSysbenchRuns(text: string, file: string): SysbenchResult[] {
+/**
+ * `cut: true` (slicelab parse, for outputs that are not ours): a run whose output ends before its
+ * result is complete (a report cut off mid-way, the last run of the text) is kept with what it printed,
+ * the missing fields NaN/null, `truncated: true` and a warning naming the line and what is missing,
+ * instead of a ParseError. A run that reports FATAL, or a malformed line, is still an error.
+ */
+export function parseSysbenchRuns(text: string, file: string, options: { cut?: boolean } = {}): SysbenchResult[] {
   const lines = text.replace(/\r\n/g, "\n").split("\n");
   const starts: number[] = [];
   lines.forEach((l, i) => {
@@ -146,14 +154,15 @@ export function parseSysbenchRuns(text: string, file: string): SysbenchResult[] 
   const runs: SysbenchResult[] = [];
   for (let k = 0; k < starts.length; k++) {
     const end = k + 1 < starts.length ? starts[k + 1]! : lines.length;
-    runs.push(parseOneRun(lines, starts[k]!, end, file));
+    // Only the text's last run can be cut off by the end of the text.
+    runs.push(parseOneRun(lines, starts[k]!, end, file, options.cut === true && k === starts.length - 1));
   }
   return runs;
 }
 
 type Section = "none" | "sql" | "queriesPerformed" | "general" | "throughput" | "cpu" | "fileops" | "latency" | "legacyLatency" | "fairness" | "histogram";
 
-function parseOneRun(lines: string[], start: number, end: number, file: string): SysbenchResult {
+function parseOneRun(lines: string[], start: number, end: number, file: string, cutOk = false): SysbenchResult {
   const version = HEADER.exec(lines[start]!)![1]!;
   const r: SysbenchResult = {
     file,
@@ -379,10 +388,37 @@ function parseOneRun(lines: string[], start: number, end: number, file: string):
   }
 
   const lastLine = end - 1;
+  // The last line with text: where a cut output ends.
+  let lastText = end - 1;
+  while (lastText > start && lines[lastText]!.trim() === "") lastText--;
+  const cut = (what: string): void => {
+    r.truncated = true;
+    r.warnings.push({ file, line: lastText + 1, message: `the output ends here, before ${what}: kept as a truncated run (missing fields are null)` });
+  };
+  const firstFatal = lines.slice(start, end).findIndex((l) => /^FATAL:/.test(l.trim()));
   if (!sawResult) {
-    const firstFatal = lines.slice(start, end).findIndex((l) => /^FATAL:/.test(l.trim()));
     if (firstFatal >= 0) fail(start + firstFatal, "a sysbench result block (the run failed)");
+    if (cutOk) {
+      cut(`its result block (SQL statistics: or General statistics:)${r.intervals.length ? `; ${r.intervals.length} interval line${r.intervals.length === 1 ? "" : "s"} kept` : ""}`);
+      return r;
+    }
     throw new ParseError(file, lastLine + 1, "a sysbench result block (SQL statistics: or General statistics:)", "end of the run's output");
+  }
+  // Missing parts of a result that the end of the text cut off: named once, kept as null.
+  if (cutOk && firstFatal < 0) {
+    const missing: string[] = [];
+    if (Object.keys(qp).length > 0 && ["read", "write", "other", "total"].some((k) => qp[k as keyof typeof qp] === undefined)) missing.push('part of "queries performed:"');
+    if (!Number.isFinite(r.time)) missing.push('"total time:"');
+    if (!Number.isFinite(r.events)) missing.push('"total number of events:"');
+    const lat = (["minMs", "avgMs", "maxMs", "percentileMs"] as const).filter((k) => !Number.isFinite(r.latency[k]));
+    if (lat.length > 0) missing.push(`the latency ${lat.map((k) => k.replace("Ms", "")).join(", ")}`);
+    if ((fairness.eventsAvg === undefined) !== (fairness.execTimeAvg === undefined)) missing.push('the second line of "Threads fairness:"');
+    if (missing.length > 0) {
+      cut(missing.join(", "));
+      if (Object.keys(qp).length === 4) r.queriesPerformed = qp as NonNullable<SysbenchResult["queriesPerformed"]>;
+      r.eventsPerSec = printedEps ?? (r.time > 0 ? r.events / r.time : NaN);
+      return r;
+    }
   }
   if (Object.keys(qp).length > 0) {
     for (const k of ["read", "write", "other", "total"] as const) {

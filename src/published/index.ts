@@ -141,9 +141,14 @@ export interface Lahr2001 {
 /** A fact the Lahr claims use that is not in the thread (data/published/lahr-2001/context.json). */
 export interface LahrContextFact {
   id: string;
-  value: number | number[];
+  /** A number, a list of numbers, or (for a tool's definitions) the tool's version. */
+  value: number | number[] | string;
   what: string;
   source: string;
+  /** Where the fact can be read (a public copy of a source file). */
+  url?: string;
+  /** lockstat_definitions only: how lockstat computes the columns the claims read. */
+  definitions?: Record<string, string>;
 }
 
 export function loadLahr2001(): Lahr2001 {

@@ -1,17 +1,17 @@
 import type { Command } from "../command.js";
 import { numberOption, parseCommandArgs, printJson } from "../args.js";
 import { UserError } from "../../util/errors.js";
-import { buildLedger, findClaim, formatClaim, formatLedgerTable, LEDGER_DEFAULTS, seriesClaims } from "../../claims/index.js";
+import { buildLedger, findClaim, formatClaim, formatLedgerTable, LEDGER_DEFAULTS, seriesClaims, SOURCES, SOURCE_TITLES, VERDICTS, REPRODUCTION_STATUSES, wrap } from "../../claims/index.js";
+
+const NUMBER_WORDS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
+const sourcesText = `${NUMBER_WORDS[SOURCES.length] ?? String(SOURCES.length)} sources (${SOURCES.map((s) => SOURCE_TITLES[s]).join(", ")})`;
 
 const usage = `usage: slicelab claims [--id ID] [--json] [--seed N] [--resamples N] [--alpha A]
        slicelab claims --series DIR [--a VARIANT --b VARIANT] [--workload NAME] [--id ID] [--json] …
 
-The claims ledger: each quantitative claim of the four source posts (Rostedt 2023,
-Sangappa 2024, Lahr 2001 thread, Lu 2023) recomputed from the raw numbers they
-posted (data/published/), with an uncertainty, a verdict and a one-line reason.
+${wrap(`The claims ledger: each quantitative claim of the ${sourcesText} recomputed from the raw numbers they posted (data/published/), with an uncertainty, a verdict, a one-line reason and what our own runs (data/runs/) say about it.`, 84).join("\n")}
 
-Verdicts: reproduced, not reproduced, not significant, fragile, consistent,
-not checkable (their meanings are printed under the table).
+${wrap(`Verdicts: ${VERDICTS.join(", ")} (their meanings are printed under the table). Our runs: ${REPRODUCTION_STATUSES.join(", ")}.`, 84).join("\n")}
 
 With --series, the same Rostedt-2023 questions are asked of one of our series
 (a directory written by \`slicelab bench run … --out DIR\`): is B − A beyond the
@@ -28,8 +28,8 @@ options:
   --workload NAME  workload of the series (default: the first declared)
   --id ID          show one claim with every field (e.g. rostedt-2023/smaller-std-dev)
   --json           print JSON: an array of claims (or one claim with --id), keys in a
-                   fixed order: id, source, claim, published, recomputed, uncertainty,
-                   verdict, reason, basis, values
+                   fixed order: id, source, claim, cites, published, recomputed,
+                   uncertainty, verdict, reason, basis, reproduction, values
   --seed N         bootstrap seed (default ${LEDGER_DEFAULTS.seed})
   --resamples N    bootstrap resamples (default ${LEDGER_DEFAULTS.resamples})
   --alpha A        significance level, 1 − confidence of the intervals (default ${LEDGER_DEFAULTS.alpha})
