@@ -31,7 +31,7 @@ test("computeAnswer: the in-kernel share, what the extension covers, what huge p
   const a = computeAnswer(inp);
   assert.match(a.sentences[0]!, /^Inside the kernel: with 4 KB pages and the extension off, 30 % under full \(9 of 30\) of the lock-holder preemptions happened inside the kernel, 100 % of those in the page fault\.$/);
   assert.match(a.sentences[1]!, /grants covered 80 % \(full\)/);
-  assert.match(a.sentences[1]!, /at the return to user space changed by -0\.60 \(full\)/);
+  assert.match(a.sentences[1]!, /at the return to user space changed by −0\.60 \(full\)/);
   assert.match(a.sentences[2]!, /huge pages took faults under the lock 125\.0 → 0\.30 \(full\)/);
   assert.match(a.sentences.at(-1)!, /^Throughput: no repair shown — the only throughput runs are emulated \(QEMU TCG, 2 vCPUs\).*\+0\.4 % \(full\).*smaller than ±44 % \(full\)\.$/);
   assert.ok(!a.sentences.join(" ").includes("p ="), "no p-value on emulated throughput");

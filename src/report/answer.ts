@@ -49,10 +49,11 @@ export interface Answer {
 /** An interval as text, the bounds left out when they equal the mean (a degenerate interval) and "n = N" without an interval. */
 export function fmtCompact(i: Interval, digits = 1, scale = 1): string {
   if (!Number.isFinite(i.mean)) return "—";
-  const v = (x: number) => (x * scale).toFixed(digits);
+  // "−3.57 to −2.53" reads better than "-3.57–-2.53".
+  const v = (x: number) => (x * scale).toFixed(digits).replace(/^-/, "−");
   if (!Number.isFinite(i.lo) || !Number.isFinite(i.hi)) return `${v(i.mean)} (n = ${i.n})`;
   if (v(i.lo) === v(i.mean) && v(i.hi) === v(i.mean)) return v(i.mean);
-  return `${v(i.mean)} (${v(i.lo)}–${v(i.hi)})`;
+  return i.lo < 0 ? `${v(i.mean)} (${v(i.lo)} to ${v(i.hi)})` : `${v(i.mean)} (${v(i.lo)}–${v(i.hi)})`;
 }
 const pct = (i: Interval) => fmtCompact(i, 0, 100);
 const signed = (x: number, d = 1) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(d)}`;
@@ -151,7 +152,7 @@ export function computeAnswer(inp: AnswerInputs): Answer {
       ? { kind: "real time", text: `real time: ${inp.realTime.join(", ")}` }
       : {
           kind: "emulated",
-          text: `emulated: QEMU ${m.accel === "tcg-icount" ? "TCG with instruction-counted time (icount)" : m.accel}, ${m.cpus} vCPU${m.cpus === 1 ? "" : "s"}, Linux ${m.kernelRelease}${t ? `; throughput: ${t.where}` : ""}`,
+          text: `QEMU ${m.accel === "tcg-icount" ? "TCG with instruction-counted time (icount)" : m.accel}, ${m.cpus} vCPU${m.cpus === 1 ? "" : "s"}, Linux ${m.kernelRelease}${t ? `; throughput: ${t.where}` : ""}`,
         }
     : { kind: "no record", text: "no mechanism record" };
   return { question: QUESTION, sentences, badge, missing, records };
