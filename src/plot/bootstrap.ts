@@ -61,6 +61,8 @@ export function bootstrapPlot(table: Table, options: BootstrapOptions = {}): str
     height: options.height,
     ariaLabel: options.ariaLabel ?? "bootstrap distribution",
     title: options.title,
+    badge: options.badge,
+    takeaway: options.takeaway,
     marginTop: 30,
     x: { label: options.xLabel ?? valueName, domain: [lo, hi], nice: true },
     y: { label: "replicates", grid: true },

@@ -49,6 +49,8 @@ export function runTimelinePlot(table: Table, options: RunTimelineOptions = {}):
     height: options.height,
     ariaLabel: options.ariaLabel ?? "run-order timeline",
     title: options.title,
+    badge: options.badge,
+    takeaway: options.takeaway,
     marginLeft: 60,
     marginRight: 110,
     x: { label: "run (in the order made)", domain: [Math.min(...run) - 0.5, maxRun + 0.5], ticks: Math.min(maxRun, 16), tickFormat: "d" },

@@ -60,6 +60,8 @@ export function tpsRunsPlot(table: Table, options: TpsRunsOptions = {}): string 
     height: options.height,
     ariaLabel: options.ariaLabel ?? "tps per run",
     title: options.title,
+    badge: options.badge,
+    takeaway: options.takeaway,
     marginLeft: 60,
     x: {
       domain: [-0.6, sides.length - 0.4],
