@@ -13,6 +13,8 @@ export interface RunTimelineOptions extends FigureOptions {
   yLabel?: string;
   /** Column holding the value; default "tps". */
   value?: string;
+  /** Name the sides in a colour legend under the title instead of at the end of each line (end labels of close lines overlap). */
+  legend?: boolean;
 }
 
 /**
@@ -52,7 +54,7 @@ export function runTimelinePlot(table: Table, options: RunTimelineOptions = {}):
     badge: options.badge,
     takeaway: options.takeaway,
     marginLeft: 60,
-    marginRight: 110,
+    marginRight: options.legend ? 20 : 110,
     x: { label: "run (in the order made)", domain: [Math.min(...run) - 0.5, maxRun + 0.5], ticks: Math.min(maxRun, 16), tickFormat: "d" },
     y: { label: options.yLabel ?? valueName, grid: true, nice: true },
     color: { domain: sides, range: [...SIDE_COLORS] },
@@ -61,7 +63,7 @@ export function runTimelinePlot(table: Table, options: RunTimelineOptions = {}):
       Plot.dot(kept, { x: "run", y: "tps", fill: "side", r: 3.5, className: "sl-included-run" }),
       Plot.dot(dropped, { x: "run", y: "tps", stroke: MUTED, fill: "white", r: 3.5, strokeWidth: 1.5, className: "sl-excluded-run" }),
       Plot.text(dropped, { x: "run", y: "tps", text: () => "excluded", fill: MUTED, dx: 8, textAnchor: "start", className: "sl-excluded-label" }),
-      Plot.text(lastOf, { x: "run", y: "tps", text: "side", fill: "side", dx: 8, textAnchor: "start", className: "sl-side-label" }),
+      Plot.text(options.legend ? [] : lastOf, { x: "run", y: "tps", text: "side", fill: "side", dx: 8, textAnchor: "start", className: "sl-side-label" }),
     ],
-  });
+  }, { legend: options.legend ? sides.map((s, i) => ({ label: s, color: SIDE_COLORS[i % SIDE_COLORS.length]! })) : undefined });
 }
