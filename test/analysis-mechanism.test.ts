@@ -5,7 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { answerSentence, countInterval, extensionEffect, factorialTable, fmtInterval, MIN_RUNS_FOR_INTERVAL, ratioOfSums, summariseCells, tInterval, welchDiff, type FactorialRow } from "../src/analysis/mechanism.js";
+import { answerSentence, answerTable, countInterval, extensionEffect, factorialTable, fmtInterval, MIN_RUNS_FOR_INTERVAL, ratioOfSums, summariseCells, tInterval, welchDiff, type FactorialRow } from "../src/analysis/mechanism.js";
 import { evaluatePredictions, PREDICTIONS } from "../src/analysis/mechanism-predictions.js";
 
 function row(over: Partial<FactorialRow> & Pick<FactorialRow, "mode" | "pages" | "extension">): FactorialRow {
@@ -60,6 +60,21 @@ test("factorialTable: emulated throughput is a count of runs, no interval, no te
   assert.equal(emu, "1000 (3 runs; emulated, not a speed)");
   assert.match(String(factorialTable(cells, { emulated: false })[0]!["throughput /s"]), /^1000 \(1000–1000\)$/);
   assert.ok(!/-\d/.test(Object.values(factorialTable(cells)[0]!).join(" ")), "no negative bound in the table");
+});
+
+test("answerTable: one row per mode with the answer's numbers, dashes for missing cells", () => {
+  const rs = [
+    ...cell("full", "4k", "off", 3, () => ({ kernelFault: 3, returnInterrupt: 7, faultsUnderLock: 1250 })),
+    ...cell("full", "4k", "on", 3, () => ({ kernelFault: 1, returnInterrupt: 1, covered: 8, faultsUnderLock: 1250 })),
+    ...cell("full", "hugetlb", "off", 3, () => ({ faultsUnderLock: 3 })),
+  ];
+  const t = answerTable(rs);
+  assert.equal(t.length, 1);
+  assert.equal(t[0]!.mode, "full");
+  assert.equal(t[0]!.runs, 9);
+  assert.equal(t[0]!["in-kernel share % (4k, off)"], "30 (30–30) (9 of 30)");
+  assert.equal(t[0]!["covered by a grant % (4k, on)"], "80 (80–80)");
+  assert.equal(t[0]!["faults under lock /1k: 4k · hugetlb · prefault"], "125.00 (125.00–125.00) · 0.30 (0.30–0.30) · —");
 });
 
 test("ratioOfSums: the pooled ratio, a bootstrap interval that contains it, NaN without a denominator", () => {

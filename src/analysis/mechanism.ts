@@ -455,3 +455,31 @@ export function accelContrastAnswer(cells: readonly ContrastCell[], labels: read
   if (bits.length === 0) return `No mode has both 4 KB extension arms in ${labels.join(" and ")}.`;
   return `Extension off → on with 4 KB pages (sums over runs; long holds ≥ 10 µs, 95 % bootstrap over runs): ${bits.join(". ")}.`;
 }
+
+/**
+ * The answer as a table (notebook 07, issue 28): one row per preemption mode with 4 KB extension-off
+ * cells, the numbers {@link answerSentence} writes in prose — in-kernel share (and its in-fault
+ * part), what the extension covered and changed (on − off), and faults under the lock and in-kernel
+ * preemptions with 4 KB pages, huge pages and pre-faulting. "—" where a cell is missing.
+ */
+export function answerTable(rows: readonly FactorialRow[], cells: readonly CellSummary[] = summariseCells(rows)): Record<string, string | number>[] {
+  const modes = [...new Set(cells.map((c) => c.mode))].sort().filter((m) => cell(cells, m, "4k", "off"));
+  const dash = (c: CellSummary | undefined, f: (c: CellSummary) => string) => (c ? f(c) : "—");
+  return modes.map((m) => {
+    const off = cell(cells, m, "4k", "off")!;
+    const on = cell(cells, m, "4k", "on");
+    const hp = cell(cells, m, "hugetlb", "off");
+    const pf = cell(cells, m, "4k-prefault", "off");
+    return {
+      mode: m,
+      runs: cells.filter((c) => c.mode === m).reduce((a, c) => a + c.runs, 0),
+      "in-kernel share % (4k, off)": `${fmtInterval(off.inKernelShare, 0, 100)} (${off.totals.kernel} of ${off.totals.kernel + off.totals.atReturn})`,
+      "of those in the fault %": fmtInterval(off.faultShareOfKernel, 0, 100),
+      "covered by a grant % (4k, on)": dash(on, (c) => fmtInterval(c.coveredFraction, 0, 100)),
+      "at return /1k, on − off": on ? fmtInterval(extensionEffect(rows, m, "4k", "atReturn"), 2) : "—",
+      "in kernel /1k, on − off": on ? fmtInterval(extensionEffect(rows, m, "4k", "kernel"), 2) : "—",
+      "faults under lock /1k: 4k · hugetlb · prefault": [off, hp, pf].map((c) => dash(c, (x) => fmtInterval(x.rates.faultsUnderLock, 2))).join(" · "),
+      "in kernel /1k: 4k · hugetlb · prefault": [off, hp, pf].map((c) => dash(c, (x) => fmtInterval(x.rates.kernel, 2))).join(" · "),
+    };
+  });
+}
