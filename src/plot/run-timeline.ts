@@ -62,8 +62,12 @@ export function runTimelinePlot(table: Table, options: RunTimelineOptions = {}):
       Plot.line(kept, { x: "run", y: "tps", z: "side", stroke: "side", strokeOpacity: 0.6, className: "sl-run-order" }),
       Plot.dot(kept, { x: "run", y: "tps", fill: "side", r: 3.5, className: "sl-included-run" }),
       Plot.dot(dropped, { x: "run", y: "tps", stroke: MUTED, fill: "white", r: 3.5, strokeWidth: 1.5, className: "sl-excluded-run" }),
-      Plot.text(dropped, { x: "run", y: "tps", text: () => "excluded", fill: MUTED, dx: 8, textAnchor: "start", className: "sl-excluded-label" }),
+      Plot.text(options.legend ? [] : dropped, { x: "run", y: "tps", text: () => "excluded", fill: MUTED, dx: 8, textAnchor: "start", className: "sl-excluded-label" }),
       Plot.text(options.legend ? [] : lastOf, { x: "run", y: "tps", text: "side", fill: "side", dx: 8, textAnchor: "start", className: "sl-side-label" }),
     ],
-  }, { legend: options.legend ? sides.map((s, i) => ({ label: s, color: SIDE_COLORS[i % SIDE_COLORS.length]! })) : undefined });
+  }, {
+    legend: options.legend
+      ? [...sides.map((s, i) => ({ label: s, color: SIDE_COLORS[i % SIDE_COLORS.length]! })), ...(dropped.length > 0 ? [{ label: "excluded (hollow)", color: MUTED }] : [])]
+      : undefined,
+  });
 }
