@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -88,6 +88,11 @@ test("the built report in Chromium: answer box on the first screen, code folded,
         assert.match(box!.text, /±\d+ %/, "the smallest detectable throughput effect");
         assert.match(box!.badge, /^(emulated|real time)$/);
         assert.ok(box!.ledgerTop > box!.bottom, "the ledger follows the box");
+        // The box's link to notebook 07's answer lands on a heading of that page.
+        const answerHref = await page.evaluate(() => (document.querySelector("section.sl-answer .sl-answer-links a") as HTMLAnchorElement | null)?.href ?? "");
+        const [answerFile, anchor] = fileURLToPath(answerHref.replace(/#.*$/, "")) ? [fileURLToPath(answerHref.replace(/#.*$/, "")), answerHref.split("#")[1]] : ["", ""];
+        assert.ok(existsSync(answerFile), `the answer link ${answerHref} does not resolve`);
+        assert.ok(readFileSync(answerFile, "utf8").includes(`id="${anchor}"`), `no #${anchor} on ${answerFile}`);
         await page.screenshot({ path: join(dir, "first-screen.png") });
       }
     }
