@@ -73,7 +73,7 @@ export function ecdfPlot(table: Table, options: EcdfOptions = {}): string {
     ariaLabel: options.ariaLabel ?? "empirical cumulative distribution",
     title: options.title,
     badge: options.badge,
-    takeaway: options.takeaway,
+    takeaway: options.takeaway ?? ecdfTakeaway(table, { sides, value: valueName, of: options.of }),
     marginRight: 30,
     marginLeft: 50,
     x: { label: options.xLabel ?? valueName, nice: true, grid: true, type: options.xType ?? "linear" },

@@ -64,7 +64,7 @@ export function lockContentionPlot(table: Table, options: LockContentionOptions 
     ariaLabel: options.ariaLabel ?? "lock utilisation vs contention",
     title: options.title,
     badge: options.badge,
-    takeaway: options.takeaway,
+    takeaway: options.takeaway ?? lockContentionTakeaway(rows),
     marginRight: 20,
     marginTop: 40,
     marginBottom: 40,
@@ -87,4 +87,12 @@ export function lockContentionPlot(table: Table, options: LockContentionOptions 
       }),
     ],
   }, { legend: options.legend ? legendLocks.map((l, i) => ({ label: l, color: legendColors[i]! })) : undefined });
+}
+
+/** One line for a UTIL/CON figure: the most held and the most contended lock, with its run. */
+export function lockContentionTakeaway(rows: readonly { lock: string; util: number; con: number; way: string }[]): string {
+  if (rows.length === 0) return "No locks.";
+  const u = [...rows].sort((a, b) => b.util - a.util)[0]!;
+  const c = [...rows].sort((a, b) => b.con - a.con)[0]!;
+  return `Most held: ${u.lock}, UTIL ${u.util.toFixed(2)} % (${u.way}); most contended: ${c.lock}, CON ${c.con.toFixed(2)} % (${c.way}).`;
 }

@@ -53,7 +53,7 @@ export function perfSharesPlot(table: Table, options: PerfSharesOptions = {}): s
     ariaLabel: options.ariaLabel ?? "perf shares before/after",
     title: options.title,
     badge: options.badge,
-    takeaway: options.takeaway,
+    takeaway: options.takeaway ?? perfSharesTakeaway(table, { phases: options.phases, symbols: options.symbols, value: valueName }),
     marginLeft: options.legend ? 20 : 70,
     marginRight: 60,
     fy: { domain: symbols, label: null, padding: 0.1, axis: null },

@@ -57,8 +57,11 @@ export interface FigureOptions {
   title?: string;
   /** What kind of evidence the figure shows, drawn as a badge at the right of the title line. */
   badge?: EvidenceBadge;
-  /** One line (wrapped when long) under the plot saying what the figure shows; compute it from the data. */
-  takeaway?: string;
+  /**
+   * One line (wrapped when long) under the plot saying what the figure shows, computed from the data.
+   * Helpers compute a default from their table; false draws none.
+   */
+  takeaway?: string | false;
 }
 
 /** "emulated": QEMU TCG runs (counts valid, times not performance); "real time": runs on hardware or KVM; "published": the source posts' own numbers. */
@@ -74,7 +77,7 @@ export interface LegendItem {
 export interface FigureFrame {
   title?: string;
   badge?: EvidenceBadge;
-  takeaway?: string;
+  takeaway?: string | false;
   legend?: readonly LegendItem[];
 }
 
@@ -88,7 +91,7 @@ export const TITLE_HEIGHT = 24;
  * Plot returns a `<figure>` instead of an `<svg>` when asked for a title, caption
  * or legend; helpers must draw those as marks, and this throws if they did not.
  */
-export function renderSvg(options: Plot.PlotOptions & { badge?: EvidenceBadge; takeaway?: string }, figure: FigureFrame = {}): string {
+export function renderSvg(options: Plot.PlotOptions & { badge?: EvidenceBadge; takeaway?: string | false }, figure: FigureFrame = {}): string {
   const document = plotDocument();
   // Helpers pass `width: options.width` through; an undefined value must not hide the default.
   const given = Object.fromEntries(Object.entries(options).filter(([k, v]) => v !== undefined && !["title", "badge", "takeaway"].includes(k)));
@@ -106,7 +109,8 @@ export function renderSvg(options: Plot.PlotOptions & { badge?: EvidenceBadge; t
   node.setAttribute("font-size", String(FONT_SIZE));
   node.setAttribute("xmlns", SVG_NS);
   const title = figure.title ?? (typeof options.title === "string" ? options.title : undefined);
-  const frame: FigureFrame = { title, badge: figure.badge ?? options.badge, takeaway: figure.takeaway ?? options.takeaway, legend: figure.legend };
+  const t = figure.takeaway ?? options.takeaway;
+  const frame: FigureFrame = { title, badge: figure.badge ?? options.badge, takeaway: t === false ? undefined : t, legend: figure.legend };
   if (frame.badge !== undefined || frame.takeaway !== undefined || (frame.legend?.length ?? 0) > 0) addFrame(node, frame);
   else if (title !== undefined) addTitle(node, title);
   return normaliseIds(node.outerHTML);
@@ -195,7 +199,7 @@ function addFrame(svg: Element, f: FigureFrame): void {
     if ((child as Element).tagName?.toLowerCase() !== "style") body.appendChild(child);
   }
   let height = y + plotHeight;
-  if (f.takeaway !== undefined) {
+  if (typeof f.takeaway === "string") {
     const lines = wrapText(f.takeaway, width - 8);
     const g = el("g", { class: "sl-takeaway" });
     lines.forEach((line, i) => g.append(el("text", { x: 4, y: height + 14 + i * 15, "text-anchor": "start", "font-style": "italic" }, line)));

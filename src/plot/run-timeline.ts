@@ -52,7 +52,7 @@ export function runTimelinePlot(table: Table, options: RunTimelineOptions = {}):
     ariaLabel: options.ariaLabel ?? "run-order timeline",
     title: options.title,
     badge: options.badge,
-    takeaway: options.takeaway,
+    takeaway: options.takeaway ?? runTimelineTakeaway(rows, sides, dropped.length),
     marginLeft: 60,
     marginRight: options.legend ? 20 : 110,
     x: { label: "run (in the order made)", domain: [Math.min(...run) - 0.5, maxRun + 0.5], ticks: Math.min(maxRun, 16), tickFormat: "d" },
@@ -70,4 +70,14 @@ export function runTimelinePlot(table: Table, options: RunTimelineOptions = {}):
       ? [...sides.map((s, i) => ({ label: s, color: SIDE_COLORS[i % SIDE_COLORS.length]! })), ...(dropped.length > 0 ? [{ label: "excluded (hollow)", color: MUTED }] : [])]
       : undefined,
   });
+}
+
+/** One line for a run-order figure: each side's range over its included runs, and how many runs were excluded. */
+export function runTimelineTakeaway(rows: readonly { side: string; tps: number; included: boolean }[], sides: readonly string[], excluded: number): string {
+  const f = (v: number) => (Math.abs(v) >= 1000 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
+  const bits = sides.map((s) => {
+    const v = rows.filter((r) => r.side === s && r.included).map((r) => r.tps);
+    return v.length ? `${s} ${f(Math.min(...v))}–${f(Math.max(...v))}` : `${s}: no included run`;
+  });
+  return `Range over the included runs: ${bits.join(", ")}${excluded ? `; ${excluded} run${excluded === 1 ? "" : "s"} excluded` : ""}.`;
 }

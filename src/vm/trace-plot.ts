@@ -51,6 +51,10 @@ export function grantHistogramPlot(
         Plot.ruleY([0]),
       ],
     },
-    { title: options.title, badge: options.badge, takeaway: options.takeaway },
+    {
+      title: options.title,
+      badge: options.badge,
+      takeaway: options.takeaway ?? `Grants per method: ${methods.map((m) => `${m} ${rows.filter((r) => r.method === m).reduce((a, r) => a + r.count, 0)}`).join(", ")}; most in the ${methods.map((m) => { const top = rows.filter((r) => r.method === m).sort((a, b) => b.count - a.count)[0]; return top ? `${m} bin ${top.lo.toFixed(0)}–${top.hi.toFixed(0)} µs` : m; }).join(", ")}.`,
+    },
   );
 }
