@@ -5,7 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { answerSentence, extensionEffect, ratioOfSums, summariseCells, tInterval, welchDiff, type FactorialRow } from "../src/analysis/mechanism.js";
+import { answerSentence, answerTable, countInterval, extensionEffect, factorialTable, fmtInterval, MIN_RUNS_FOR_INTERVAL, ratioOfSums, summariseCells, tInterval, welchDiff, type FactorialRow } from "../src/analysis/mechanism.js";
 import { evaluatePredictions, PREDICTIONS } from "../src/analysis/mechanism-predictions.js";
 
 function row(over: Partial<FactorialRow> & Pick<FactorialRow, "mode" | "pages" | "extension">): FactorialRow {
@@ -37,6 +37,44 @@ test("tInterval and welchDiff match hand-computed 95 % intervals", () => {
   assert.equal(d.mean, 3);
   assert.ok(Math.abs(d.hi - 3 - 2.776445 * Math.sqrt(2 / 3)) < 1e-5, String(d.hi));
   assert.ok(Number.isNaN(tInterval([5]).lo));
+});
+
+test("countInterval: a count's interval never leaves [min, max] of the runs (never below zero); fewer than 3 runs get none", () => {
+  // The rows that gave "19949 (-53074–92972)" and "4.51 (-1.38–10.40)" with a t interval on 2 runs.
+  const two = countInterval([0.4, 8.6]);
+  assert.equal(two.mean, 4.5);
+  assert.ok(Number.isNaN(two.lo) && Number.isNaN(two.hi), JSON.stringify(two));
+  assert.equal(fmtInterval(two, 2), "4.50 (n = 2: too few runs for an interval)");
+  const xs = [0, 0, 0.2, 5, 0.1];
+  const t = tInterval(xs);
+  assert.ok(t.lo < 0, `the t interval of these runs goes below zero (${t.lo}): the case this guards`);
+  const c = countInterval(xs);
+  assert.ok(c.lo >= 0 && c.lo <= c.mean && c.mean <= c.hi && c.hi <= 5, JSON.stringify(c));
+  assert.deepEqual(countInterval(xs), c, "seeded: the same runs give the same interval");
+  assert.equal(MIN_RUNS_FOR_INTERVAL, 3);
+});
+
+test("factorialTable: emulated throughput is a count of runs, no interval, no test", () => {
+  const cells = summariseCells(cell("full", "4k", "off", 3, () => ({})));
+  const emu = factorialTable(cells)[0]!["throughput /s"];
+  assert.equal(emu, "1000 (3 runs; emulated, not a speed)");
+  assert.match(String(factorialTable(cells, { emulated: false })[0]!["throughput /s"]), /^1000 \(1000–1000\)$/);
+  assert.ok(!/-\d/.test(Object.values(factorialTable(cells)[0]!).join(" ")), "no negative bound in the table");
+});
+
+test("answerTable: one row per mode with the answer's numbers, dashes for missing cells", () => {
+  const rs = [
+    ...cell("full", "4k", "off", 3, () => ({ kernelFault: 3, returnInterrupt: 7, faultsUnderLock: 1250 })),
+    ...cell("full", "4k", "on", 3, () => ({ kernelFault: 1, returnInterrupt: 1, covered: 8, faultsUnderLock: 1250 })),
+    ...cell("full", "hugetlb", "off", 3, () => ({ faultsUnderLock: 3 })),
+  ];
+  const t = answerTable(rs);
+  assert.equal(t.length, 1);
+  assert.equal(t[0]!.mode, "full");
+  assert.equal(t[0]!.runs, 9);
+  assert.equal(t[0]!["in-kernel share % (4k, off)"], "30 (30–30) (9 of 30)");
+  assert.equal(t[0]!["covered by a grant % (4k, on)"], "80 (80–80)");
+  assert.equal(t[0]!["faults under lock /1k: 4k · hugetlb · prefault"], "125.00 (125.00–125.00) · 0.30 (0.30–0.30) · —");
 });
 
 test("ratioOfSums: the pooled ratio, a bootstrap interval that contains it, NaN without a denominator", () => {
@@ -173,8 +211,9 @@ test("accelContrastCells/Table/Answer: sums per cell and accel over the cells bo
   const table = accelContrastTable(cells);
   assert.equal(table[1]!["accel"], "plain TCG");
   assert.equal(table[2]!["grants ended: yield / timer / revoked"], "14 / 1 / 1");
-  assert.equal(table[0]!["long holds /1k holds"], "8.00 (-17.41–33.41)");
+  // Two runs of a count: no interval (a t interval on them was "8.00 (-17.41–33.41)", below zero for a count).
+  assert.equal(table[0]!["long holds /1k holds"], "8.00 (n = 2: too few runs for an interval)");
   const s = accelContrastAnswer(cells, ["icount", "plain TCG"]);
-  assert.match(s, /^Extension off → on with 4 KB pages .*lazy: icount — preemptions at the return 10 → 0 \(2 and 2 runs\), 16 grants \(14 ended by the yield, 1 by the timer, 1 revoked\) covering 14 holds, long holds 8\.00 \(.*\) → 2\.00 \(.*\) per 1,000 holds; plain TCG — preemptions at the return 3 → 3 \(1 and 1 runs\), 0 grants \(0 ended by the yield, 0 by the timer, 0 revoked\) covering 0 holds, long holds 120\.00 \(n=1\) → 150\.00 \(n=1\)/);
+  assert.match(s, /^Extension off → on with 4 KB pages .*lazy: icount — preemptions at the return 10 → 0 \(2 and 2 runs\), 16 grants \(14 ended by the yield, 1 by the timer, 1 revoked\) covering 14 holds, long holds 8\.00 \(.*\) → 2\.00 \(.*\) per 1,000 holds; plain TCG — preemptions at the return 3 → 3 \(1 and 1 runs\), 0 grants \(0 ended by the yield, 0 by the timer, 0 revoked\) covering 0 holds, long holds 120\.00 \(n = 1: too few runs for an interval\) → 150\.00 \(n = 1: too few runs for an interval\)/);
   assert.equal(accelContrastAnswer(cells.filter((x) => x.cell.endsWith("off")), ["icount", "plain TCG"]), "No mode has both 4 KB extension arms in icount and plain TCG.");
 });

@@ -279,7 +279,7 @@ function decodePng(png: Buffer): { width: number; height: number; rows: Buffer }
 }
 
 test("svgToPng writes a PNG that decodes at the requested width with the figure's aspect ratio", () => {
-  const svg = tpsRunsPlot(rostedtRows(false));
+  const svg = tpsRunsPlot(rostedtRows(false), { takeaway: false });
   const png = decodePng(svgToPng(svg, 800));
   assert.equal(png.width, 800);
   assert.equal(png.height, Math.round((800 * 360) / 640));
@@ -300,8 +300,8 @@ test("PNG text renders with the system's sans-serif font", () => {
 });
 
 test("a title is drawn inside the SVG above the plot, not as an HTML figure", () => {
-  const plain = tpsRunsPlot(rostedtRows(false));
-  const titled = tpsRunsPlot(rostedtRows(false), { title: "Rostedt 2023: pgbench -S" });
+  const plain = tpsRunsPlot(rostedtRows(false), { takeaway: false });
+  const titled = tpsRunsPlot(rostedtRows(false), { title: "Rostedt 2023: pgbench -S", takeaway: false });
   assert.match(titled, /^<svg /);
   const doc = parse(titled);
   assert.equal(doc.querySelector("text.sl-title")!.textContent, "Rostedt 2023: pgbench -S");
@@ -309,4 +309,7 @@ test("a title is drawn inside the SVG above the plot, not as an HTML figure", ()
   assert.equal(doc.querySelectorAll("g.sl-run circle").length, 30);
   assert.equal(parse(plain).querySelector("text.sl-title"), null);
   assert.equal(svgToPixels(titled, 640).height, 384);
+  // By default the figure says what it shows under the plot, computed from the runs.
+  const withTakeaway = parse(tpsRunsPlot(rostedtRows(false)));
+  assert.equal([...withTakeaway.querySelectorAll("g.sl-takeaway text")].map((t) => t.textContent).join(" "), "Means: without patch 74528 tps (15 runs), with patch 74710 tps (15 runs); with patch − without patch: +0.24 %.");
 });

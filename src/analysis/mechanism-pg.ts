@@ -6,7 +6,7 @@
  * huge pages the server really got, and throughput; on/off contrasts; one
  * answer sentence. Pure functions of the rows.
  */
-import { tInterval, welchDiff, ratioOfSums, fmtInterval, type Interval } from "./mechanism.js";
+import { countInterval, tInterval, welchDiff, ratioOfSums, fmtInterval, fmtEmulatedThroughput, type Interval } from "./mechanism.js";
 
 /** The row fields read here (a subset of PgMechanismRow). */
 export interface PgFactorialRow {
@@ -55,7 +55,7 @@ export interface PgCellSummary {
   extension: string;
   runs: number;
   holds: number;
-  /** Per 1,000,000 spin-style holds: mean over runs with a 95 % t interval. */
+  /** Per 1,000,000 spin-style holds: mean over runs with a 95 % bootstrap interval (countInterval: never below zero). */
   rates: Record<PgRateName, Interval>;
   totals: { faults: number; faultedHolds: number; preemptedHolds: number; faultedPreempted: number; granted: number; faultedGranted: number; kernel: number; kernelFault: number; atReturn: number; returnFault: number };
   /** Σ in-kernel / Σ(in-kernel + at return) of the traced holder preemptions. */
@@ -91,7 +91,7 @@ export function summarisePgCells(rows: readonly PgFactorialRow[]): PgCellSummary
       ...k,
       runs: rs.length,
       holds: sum(rs.map((r) => r.holds)),
-      rates: Object.fromEntries(Object.entries(PG_RATES).map(([n, f]) => [n, tInterval(rs.map(f))])) as Record<PgRateName, Interval>,
+      rates: Object.fromEntries(Object.entries(PG_RATES).map(([n, f]) => [n, countInterval(rs.map(f))])) as Record<PgRateName, Interval>,
       totals: {
         faults: sum(rs.map((r) => r.faultsUnderLock)),
         faultedHolds: sum(rs.map((r) => r.faultedHolds)),
@@ -107,8 +107,8 @@ export function summarisePgCells(rows: readonly PgFactorialRow[]): PgCellSummary
       inKernelShare: ratioOfSums(kern, rs.map((_, i) => kern[i]! + ret[i]!)),
       hugePagesOnRuns: rs.filter((r) => r.hugePagesStatus === "on").length,
       hugePagesTakenMin: Math.min(...rs.map((r) => r.hugePagesTaken)),
-      tpsLoad: tInterval(rs.map((r) => r.tpsLoad)),
-      tpsConnect: tInterval(rs.map((r) => r.tpsConnect)),
+      tpsLoad: countInterval(rs.map((r) => r.tpsLoad)),
+      tpsConnect: countInterval(rs.map((r) => r.tpsConnect)),
     };
   });
 }
@@ -119,7 +119,8 @@ export function pgEffect(rows: readonly PgFactorialRow[], a: { mode: string; hug
 }
 
 /** The factorial table: one row per cell, rates per 1,000,000 holds with intervals. */
-export function pgFactorialTable(cells: readonly PgCellSummary[]): Record<string, string | number>[] {
+export function pgFactorialTable(cells: readonly PgCellSummary[], options: { emulated?: boolean } = {}): Record<string, string | number>[] {
+  const emulated = options.emulated ?? true;
   return cells.map((c) => ({
     mode: c.mode,
     "huge pages": c.hugePages,
@@ -135,8 +136,8 @@ export function pgFactorialTable(cells: readonly PgCellSummary[]): Record<string
     "traced: at return": c.totals.atReturn,
     "holds ended granted": c.totals.granted,
     "huge pages held (min)": c.hugePagesTakenMin,
-    "tps load": fmtInterval(c.tpsLoad, 1),
-    "tps connect": fmtInterval(c.tpsConnect, 2),
+    "tps load": emulated ? fmtEmulatedThroughput(c.tpsLoad) : fmtInterval(c.tpsLoad, 1),
+    "tps connect": emulated ? fmtEmulatedThroughput(c.tpsConnect) : fmtInterval(c.tpsConnect, 2),
   }));
 }
 
@@ -168,7 +169,11 @@ export function pgAnswerSentence(rows: readonly PgFactorialRow[], cells: readonl
   return `PostgreSQL 18 diag build, Linux ${kr}, ${[...new Set(rows.map((r) => r.accel))].join("/")} (TCG functional evidence), ${rows.length} runs — ${parts.join(". ")}.`;
 }
 
-/** A rate over the runs matching a partial cell (e.g. one mode and huge-pages level, both extension arms), 95 % t interval. */
+/**
+ * A rate over the runs matching a partial cell (e.g. one mode and huge-pages level, both extension arms), 95 % t
+ * interval (REPRODUCE §8 quotes these through src/evidence/figures.ts; pooled over both arms every cell has ≥ 6
+ * runs and the intervals stay above zero).
+ */
 export function pgPooledRate(rows: readonly PgFactorialRow[], where: Partial<{ mode: string; hugePages: string; extension: string }>, rate: PgRateName): Interval {
   const rs = rows.filter((r) => (where.mode === undefined || r.mode === where.mode) && (where.hugePages === undefined || r.hugePages === where.hugePages) && (where.extension === undefined || r.extension === where.extension));
   return tInterval(rs.map(PG_RATES[rate]));

@@ -58,6 +58,34 @@ export function tInterval(xs: readonly number[], level = 0.95): Interval {
   return { mean: m, lo: m - h, hi: m + h, n };
 }
 
+/** Runs a non-negative quantity needs before it gets an interval: with 2 runs any interval is a guess. */
+export const MIN_RUNS_FOR_INTERVAL = 3;
+
+/**
+ * Mean over runs of a quantity that cannot be negative (a count, a rate per holds, a throughput),
+ * with a 95 % percentile bootstrap interval of the mean over runs (seeded: the same runs give the
+ * same interval). A resampled mean lies between the smallest and the largest run, so the interval
+ * respects the support: never below zero for a count (a t interval on 2 runs of a rate can reach
+ * far below zero). Fewer than {@link MIN_RUNS_FOR_INTERVAL} runs: the mean without an interval
+ * (lo = hi = NaN; formatted "n = 2: too few runs for an interval").
+ */
+export function countInterval(xs: readonly number[], reps = 2000, seed = 14): Interval {
+  const n = xs.length;
+  if (n === 0) return { mean: NaN, lo: NaN, hi: NaN, n };
+  const m = mean(xs);
+  if (n < MIN_RUNS_FOR_INTERVAL) return { mean: m, lo: NaN, hi: NaN, n };
+  const rng = createRng(seed);
+  const means: number[] = [];
+  for (let r = 0; r < reps; r++) {
+    let a = 0;
+    for (let i = 0; i < n; i++) a += xs[rng.index(n)]!;
+    means.push(a / n);
+  }
+  means.sort((x, y) => x - y);
+  const q = (p: number) => means[Math.min(means.length - 1, Math.max(0, Math.floor(p * means.length)))]!;
+  return { mean: m, lo: q(0.025), hi: q(0.975), n };
+}
+
 /** Welch interval for mean(b) − mean(a). */
 export function welchDiff(a: readonly number[], b: readonly number[], level = 0.95): Interval {
   const na = a.length;
@@ -125,7 +153,7 @@ export interface CellSummary {
   extension: string;
   runs: number;
   holds: number;
-  /** Per 1,000 holds, mean over runs with a 95 % t interval. */
+  /** Per 1,000 holds, mean over runs with a 95 % bootstrap interval ({@link countInterval}: never below zero; none under 3 runs). */
   rates: Record<RateName, Interval>;
   /** Sums over the cell's runs. */
   totals: { desched: number; kernel: number; kernelFault: number; atReturn: number; returnFault: number; covered: number; faultsUnderLock: number; voluntary: number; unclassified: number; lostEvents: number };
@@ -137,6 +165,7 @@ export interface CellSummary {
   faultShareOfReturn: Interval;
   /** Σcovered / Σ(kernel + at return + covered): the extension's reach. */
   coveredFraction: Interval;
+  /** Critical sections per second ({@link countInterval}); under TCG a count of emulated work, not a speed. */
   throughputPerS: Interval;
   hogWorkPerS: Interval;
 }
@@ -157,7 +186,7 @@ export function summariseCells(rows: readonly FactorialRow[]): CellSummary[] {
   return [...groups.keys()].sort(order).map((k) => {
     const rs = groups.get(k)!;
     const sum = (f: (r: FactorialRow) => number) => rs.reduce((a, r) => a + f(r), 0);
-    const rates = Object.fromEntries(Object.entries(RATES).map(([name, f]) => [name, tInterval(rs.map(f))])) as Record<RateName, Interval>;
+    const rates = Object.fromEntries(Object.entries(RATES).map(([name, f]) => [name, countInterval(rs.map(f))])) as Record<RateName, Interval>;
     return {
       mode: rs[0]!.mode,
       pages: rs[0]!.pages,
@@ -181,8 +210,8 @@ export function summariseCells(rows: readonly FactorialRow[]): CellSummary[] {
       faultShareOfKernel: ratioOfSums(rs.map((r) => r.kernelFault), rs.map(kernelOf)),
       faultShareOfReturn: ratioOfSums(rs.map((r) => r.returnFault), rs.map(returnOf)),
       coveredFraction: ratioOfSums(rs.map((r) => r.covered), rs.map(wantedOf)),
-      throughputPerS: tInterval(rs.map((r) => r.throughputPerS)),
-      hogWorkPerS: tInterval(rs.map((r) => r.hogWorkPerS)),
+      throughputPerS: countInterval(rs.map((r) => r.throughputPerS)),
+      hogWorkPerS: countInterval(rs.map((r) => r.hogWorkPerS)),
     };
   });
 }
@@ -206,12 +235,24 @@ function fmt(x: number, digits = 1): string {
 /** "12.3 (10.1–14.5)" */
 export function fmtInterval(i: Interval, digits = 1, scale = 1): string {
   if (!Number.isFinite(i.mean)) return "—";
-  if (!Number.isFinite(i.lo)) return `${fmt(i.mean * scale, digits)} (n=${i.n})`;
+  if (!Number.isFinite(i.lo)) return `${fmt(i.mean * scale, digits)} (n = ${i.n}${i.n > 0 && i.n < MIN_RUNS_FOR_INTERVAL ? ": too few runs for an interval" : ""})`;
   return `${fmt(i.mean * scale, digits)} (${fmt(i.lo * scale, digits)}–${fmt(i.hi * scale, digits)})`;
 }
 
-/** The notebook's factorial table: one row per cell, strings with intervals. */
-export function factorialTable(cells: readonly CellSummary[]): Record<string, string | number>[] {
+/**
+ * Throughput of emulated runs (QEMU TCG, with or without icount) is not a speed: the mean of the
+ * runs' counts per second and how many runs, no interval and no test.
+ */
+export function fmtEmulatedThroughput(i: Interval): string {
+  return Number.isFinite(i.mean) ? `${fmt(i.mean, 0)} (${i.n} runs; emulated, not a speed)` : "—";
+}
+
+/**
+ * The notebook's factorial table: one row per cell, strings with intervals. `emulated` (runs in a
+ * TCG guest, the default): throughput as counts without interval ({@link fmtEmulatedThroughput}).
+ */
+export function factorialTable(cells: readonly CellSummary[], options: { emulated?: boolean } = {}): Record<string, string | number>[] {
+  const emulated = options.emulated ?? true;
   return cells.map((c) => ({
     mode: c.mode,
     pages: c.pages,
@@ -227,7 +268,7 @@ export function factorialTable(cells: readonly CellSummary[]): Record<string, st
     "faults under lock /1k": fmtInterval(c.rates.faultsUnderLock, 1),
     "in-kernel share %": fmtInterval(c.inKernelShare, 0, 100),
     "covered fraction %": fmtInterval(c.coveredFraction, 0, 100),
-    "throughput /s": fmtInterval(c.throughputPerS, 0),
+    "throughput /s": emulated ? fmtEmulatedThroughput(c.throughputPerS) : fmtInterval(c.throughputPerS, 0),
   }));
 }
 
@@ -278,7 +319,7 @@ export function answerSentence(rows: readonly FactorialRow[], cells: readonly Ce
       });
     if (bits.length > 0) parts.push(`${remedy === "hugetlb" ? "Huge pages (hugetlb)" : "Pre-faulting the region"}, extension off — ${bits.join("; ")}.`);
   }
-  parts.push("Intervals: 95 % t over runs for rates, bootstrap over runs for shares.");
+  parts.push(`Intervals: 95 % bootstrap over runs (rates and shares; none for a cell of fewer than ${MIN_RUNS_FOR_INTERVAL} runs), Welch 95 % for on − off differences.`);
   return parts.join(" ");
 }
 
@@ -362,8 +403,8 @@ export function accelContrastCells(groups: readonly { label: string; rows: reado
         expired: sum((r) => r.expired ?? 0),
         revoked: sum((r) => r.revoked ?? 0),
         longHolds: sum(longHoldsOf),
-        atReturnPer1k: tInterval(rs.map(RATES.atReturn)),
-        longHoldsPer1k: tInterval(rs.map((r) => (r.holds > 0 ? (1000 * longHoldsOf(r)) / r.holds : 0))),
+        atReturnPer1k: countInterval(rs.map(RATES.atReturn)),
+        longHoldsPer1k: countInterval(rs.map((r) => (r.holds > 0 ? (1000 * longHoldsOf(r)) / r.holds : 0))),
       });
     }
   }
@@ -413,5 +454,33 @@ export function accelContrastAnswer(cells: readonly ContrastCell[], labels: read
     );
   }
   if (bits.length === 0) return `No mode has both 4 KB extension arms in ${labels.join(" and ")}.`;
-  return `Extension off → on with 4 KB pages (sums over runs; long holds ≥ 10 µs, 95 % t over runs): ${bits.join(". ")}.`;
+  return `Extension off → on with 4 KB pages (sums over runs; long holds ≥ 10 µs, 95 % bootstrap over runs): ${bits.join(". ")}.`;
+}
+
+/**
+ * The answer as a table (notebook 07, issue 28): one row per preemption mode with 4 KB extension-off
+ * cells, the numbers {@link answerSentence} writes in prose — in-kernel share (and its in-fault
+ * part), what the extension covered and changed (on − off), and faults under the lock and in-kernel
+ * preemptions with 4 KB pages, huge pages and pre-faulting. "—" where a cell is missing.
+ */
+export function answerTable(rows: readonly FactorialRow[], cells: readonly CellSummary[] = summariseCells(rows)): Record<string, string | number>[] {
+  const modes = [...new Set(cells.map((c) => c.mode))].sort().filter((m) => cell(cells, m, "4k", "off"));
+  const dash = (c: CellSummary | undefined, f: (c: CellSummary) => string) => (c ? f(c) : "—");
+  return modes.map((m) => {
+    const off = cell(cells, m, "4k", "off")!;
+    const on = cell(cells, m, "4k", "on");
+    const hp = cell(cells, m, "hugetlb", "off");
+    const pf = cell(cells, m, "4k-prefault", "off");
+    return {
+      mode: m,
+      runs: cells.filter((c) => c.mode === m).reduce((a, c) => a + c.runs, 0),
+      "in-kernel share % (4k, off)": `${fmtInterval(off.inKernelShare, 0, 100)} (${off.totals.kernel} of ${off.totals.kernel + off.totals.atReturn})`,
+      "of those in the fault %": fmtInterval(off.faultShareOfKernel, 0, 100),
+      "covered by a grant % (4k, on)": dash(on, (c) => fmtInterval(c.coveredFraction, 0, 100)),
+      "at return /1k, on − off": on ? fmtInterval(extensionEffect(rows, m, "4k", "atReturn"), 2) : "—",
+      "in kernel /1k, on − off": on ? fmtInterval(extensionEffect(rows, m, "4k", "kernel"), 2) : "—",
+      "faults under lock /1k: 4k · hugetlb · prefault": [off, hp, pf].map((c) => dash(c, (x) => fmtInterval(x.rates.faultsUnderLock, 2))).join(" · "),
+      "in kernel /1k: 4k · hugetlb · prefault": [off, hp, pf].map((c) => dash(c, (x) => fmtInterval(x.rates.kernel, 2))).join(" · "),
+    };
+  });
 }

@@ -61,6 +61,8 @@ export function bootstrapPlot(table: Table, options: BootstrapOptions = {}): str
     height: options.height,
     ariaLabel: options.ariaLabel ?? "bootstrap distribution",
     title: options.title,
+    badge: options.badge,
+    takeaway: options.takeaway ?? bootstrapTakeaway(diff.length, options.ci, options.observed),
     marginTop: 30,
     x: { label: options.xLabel ?? valueName, domain: [lo, hi], nice: true },
     y: { label: "replicates", grid: true },
@@ -70,4 +72,12 @@ export function bootstrapPlot(table: Table, options: BootstrapOptions = {}): str
 
 function fmt(v: number): string {
   return Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toFixed(3);
+}
+
+/** One line for a bootstrap figure: how many replicates, the interval and whether it includes 0, the observed value. */
+export function bootstrapTakeaway(replicates: number, ci?: [number, number], observed?: number): string {
+  const parts = [`${replicates} replicates`];
+  if (ci) parts.push(`interval [${fmt(ci[0])}, ${fmt(ci[1])}] ${ci[0] <= 0 && ci[1] >= 0 ? "includes" : "excludes"} 0`);
+  if (observed !== undefined) parts.push(`observed ${fmt(observed)}`);
+  return `${parts.join("; ")}.`;
 }

@@ -47,6 +47,8 @@ export function eventsTimelinePlot(table: Table, options: EventsTimelineOptions 
     height: options.height ?? 50 + rows.length * SIZE.rowHeight,
     ariaLabel: options.ariaLabel ?? "timeline",
     title: options.title,
+    badge: options.badge,
+    takeaway: options.takeaway,
     marginLeft: 20,
     marginRight: 20,
     x: { type: "utc", domain: [new Date(t0 - pad), new Date(t1 + pad)], label: null, grid: true },

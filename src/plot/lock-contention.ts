@@ -5,7 +5,7 @@
  */
 import * as Plot from "@observablehq/plot";
 import { renderSvg, type FigureOptions } from "./render.js";
-import { CATEGORY_COLORS } from "./style.js";
+import { CATEGORY_COLORS, MUTED } from "./style.js";
 import { column, distinct, domainOf, type Table } from "./table.js";
 
 export interface LockContentionOptions extends FigureOptions {
@@ -15,6 +15,11 @@ export interface LockContentionOptions extends FigureOptions {
   labelUtilAbove?: number;
   /** Locks whose CON (in %) reaches this are labelled by name; default 20. */
   labelConAbove?: number;
+  /**
+   * Name the labelled locks in a colour legend under the title instead of beside their dots (names beside
+   * nearby dots overlap); the other locks are drawn grey as "other locks".
+   */
+  legend?: boolean;
 }
 
 /**
@@ -46,6 +51,11 @@ export function lockContentionPlot(table: Table, options: LockContentionOptions 
   const conBar = options.labelConAbove ?? 20;
   const labelled = rows.filter((r) => r.util >= utilBar || r.con >= conBar);
   const maxUtil = Math.max(...util, 1);
+  const named = distinct(labelled.map((r) => r.lock));
+  const OTHER = "other locks";
+  const legendLocks = options.legend ? [...named, ...(rows.some((r) => !named.includes(r.lock)) ? [OTHER] : [])] : [];
+  const legendColors = legendLocks.map((l, i) => (l === OTHER ? MUTED : CATEGORY_COLORS[i % CATEGORY_COLORS.length]!));
+  const drawn = options.legend ? rows.map((r) => ({ ...r, lock: named.includes(r.lock) ? r.lock : OTHER })) : rows;
   const maxCon = Math.max(...con, 1);
 
   return renderSvg({
@@ -53,17 +63,19 @@ export function lockContentionPlot(table: Table, options: LockContentionOptions 
     height: options.height ?? 380,
     ariaLabel: options.ariaLabel ?? "lock utilisation vs contention",
     title: options.title,
+    badge: options.badge,
+    takeaway: options.takeaway ?? lockContentionTakeaway(rows),
     marginRight: 20,
     marginTop: 40,
     marginBottom: 40,
     fx: { domain: ways, label: null },
     x: { label: LOCK_CON_LABEL, domain: [0, maxCon * 1.1], nice: true, grid: true },
     y: { label: "UTIL: time held (%)", domain: [0, maxUtil * 1.1], nice: true, grid: true },
-    color: { domain: locks, range: [...CATEGORY_COLORS] },
+    color: options.legend ? { domain: legendLocks, range: legendColors } : { domain: locks, range: [...CATEGORY_COLORS] },
     marks: [
       Plot.frame({ stroke: "#dddddd" }),
-      Plot.dot(rows, { fx: "way", x: "con", y: "util", fill: "lock", r: 4, className: "sl-lock" }),
-      Plot.text(labelled, {
+      Plot.dot(drawn, { fx: "way", x: "con", y: "util", fill: "lock", r: 4, className: "sl-lock" }),
+      Plot.text(options.legend ? [] : labelled, {
         fx: "way",
         x: "con",
         y: "util",
@@ -74,5 +86,13 @@ export function lockContentionPlot(table: Table, options: LockContentionOptions 
         className: "sl-lock-label",
       }),
     ],
-  });
+  }, { legend: options.legend ? legendLocks.map((l, i) => ({ label: l, color: legendColors[i]! })) : undefined });
+}
+
+/** One line for a UTIL/CON figure: the most held and the most contended lock, with its run. */
+export function lockContentionTakeaway(rows: readonly { lock: string; util: number; con: number; way: string }[]): string {
+  if (rows.length === 0) return "No locks.";
+  const u = [...rows].sort((a, b) => b.util - a.util)[0]!;
+  const c = [...rows].sort((a, b) => b.con - a.con)[0]!;
+  return `Most held: ${u.lock}, UTIL ${u.util.toFixed(2)} % (${u.way}); most contended: ${c.lock}, CON ${c.con.toFixed(2)} % (${c.way}).`;
 }

@@ -13,6 +13,8 @@ export interface RunTimelineOptions extends FigureOptions {
   yLabel?: string;
   /** Column holding the value; default "tps". */
   value?: string;
+  /** Name the sides in a colour legend under the title instead of at the end of each line (end labels of close lines overlap). */
+  legend?: boolean;
 }
 
 /**
@@ -49,8 +51,10 @@ export function runTimelinePlot(table: Table, options: RunTimelineOptions = {}):
     height: options.height,
     ariaLabel: options.ariaLabel ?? "run-order timeline",
     title: options.title,
+    badge: options.badge,
+    takeaway: options.takeaway ?? runTimelineTakeaway(rows, sides, dropped.length),
     marginLeft: 60,
-    marginRight: 110,
+    marginRight: options.legend ? 20 : 110,
     x: { label: "run (in the order made)", domain: [Math.min(...run) - 0.5, maxRun + 0.5], ticks: Math.min(maxRun, 16), tickFormat: "d" },
     y: { label: options.yLabel ?? valueName, grid: true, nice: true },
     color: { domain: sides, range: [...SIDE_COLORS] },
@@ -58,8 +62,22 @@ export function runTimelinePlot(table: Table, options: RunTimelineOptions = {}):
       Plot.line(kept, { x: "run", y: "tps", z: "side", stroke: "side", strokeOpacity: 0.6, className: "sl-run-order" }),
       Plot.dot(kept, { x: "run", y: "tps", fill: "side", r: 3.5, className: "sl-included-run" }),
       Plot.dot(dropped, { x: "run", y: "tps", stroke: MUTED, fill: "white", r: 3.5, strokeWidth: 1.5, className: "sl-excluded-run" }),
-      Plot.text(dropped, { x: "run", y: "tps", text: () => "excluded", fill: MUTED, dx: 8, textAnchor: "start", className: "sl-excluded-label" }),
-      Plot.text(lastOf, { x: "run", y: "tps", text: "side", fill: "side", dx: 8, textAnchor: "start", className: "sl-side-label" }),
+      Plot.text(options.legend ? [] : dropped, { x: "run", y: "tps", text: () => "excluded", fill: MUTED, dx: 8, textAnchor: "start", className: "sl-excluded-label" }),
+      Plot.text(options.legend ? [] : lastOf, { x: "run", y: "tps", text: "side", fill: "side", dx: 8, textAnchor: "start", className: "sl-side-label" }),
     ],
+  }, {
+    legend: options.legend
+      ? [...sides.map((s, i) => ({ label: s, color: SIDE_COLORS[i % SIDE_COLORS.length]! })), ...(dropped.length > 0 ? [{ label: "excluded (hollow)", color: MUTED }] : [])]
+      : undefined,
   });
+}
+
+/** One line for a run-order figure: each side's range over its included runs, and how many runs were excluded. */
+export function runTimelineTakeaway(rows: readonly { side: string; tps: number; included: boolean }[], sides: readonly string[], excluded: number): string {
+  const f = (v: number) => (Math.abs(v) >= 1000 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
+  const bits = sides.map((s) => {
+    const v = rows.filter((r) => r.side === s && r.included).map((r) => r.tps);
+    return v.length ? `${s} ${f(Math.min(...v))}–${f(Math.max(...v))}` : `${s}: no included run`;
+  });
+  return `Range over the included runs: ${bits.join(", ")}${excluded ? `; ${excluded} run${excluded === 1 ? "" : "s"} excluded` : ""}.`;
 }

@@ -54,12 +54,15 @@ export function tpsRunsPlot(table: Table, options: TpsRunsOptions = {}): string 
     summaries.push({ side: s, ...meanInterval(own.map((p) => p.tps), level) });
   });
   const means = summaries.map((m, si) => ({ ...m, x: si + 0.22, label: `${fmt(m.mean)} ± ${fmt((m.hi - m.lo) / 2)}` }));
+  const takeaway = options.takeaway ?? tpsRunsTakeaway(summaries, valueName);
 
   return renderSvg({
     width: options.width,
     height: options.height,
     ariaLabel: options.ariaLabel ?? "tps per run",
     title: options.title,
+    badge: options.badge,
+    takeaway,
     marginLeft: 60,
     x: {
       domain: [-0.6, sides.length - 0.4],
@@ -92,4 +95,13 @@ export function tpsRunsSummary(table: Table, options: Pick<TpsRunsOptions, "side
 function fmt(v: number): string {
   const digits = Math.abs(v) >= 1000 ? 0 : Math.abs(v) >= 10 ? 1 : 3;
   return v.toFixed(digits);
+}
+
+/** One line for a tps-runs figure: each side's mean and runs, and the last side against the first in %. */
+export function tpsRunsTakeaway(summaries: readonly SideSummary[], unit = "tps"): string {
+  const bits = summaries.map((m) => `${m.side} ${fmt(m.mean)} ${unit} (${m.n} runs)`);
+  const a = summaries[0];
+  const b = summaries.at(-1);
+  const diff = a && b && a !== b && a.mean !== 0 ? `; ${b.side} − ${a.side}: ${((b.mean / a.mean - 1) * 100 >= 0 ? "+" : "")}${((b.mean / a.mean - 1) * 100).toFixed(2)} %` : "";
+  return `Means: ${bits.join(", ")}${diff}.`;
 }

@@ -1,5 +1,6 @@
 /** The claims ledger as an HTML table for the report. */
 import { escapeHtml } from "./notebook.js";
+import { claimAnchor } from "./enhance.js";
 
 /** The ledger fields the report shows (a subset of src/claims ClaimEntry). */
 export interface LedgerRow {
@@ -24,7 +25,7 @@ export function verdictClass(verdict: string): string {
  * (with its uncertainty), verdict, reason. A legend of verdict meanings follows
  * when `meanings` is given.
  */
-export function ledgerTableHtml(rows: readonly LedgerRow[], meanings?: Readonly<Record<string, string>>): string {
+export function ledgerTableHtml(rows: readonly LedgerRow[], meanings?: Readonly<Record<string, string>>, sourceUrls: Readonly<Record<string, string>> = {}): string {
   const columns = ["id", "source", "claim", "published", "recomputed", "verdict", "reason"];
   const head = columns.map((h) => `<th>${h}</th>`).join("");
   const cols = columns.map((h) => `<col class="sl-c-${h}">`).join("");
@@ -32,9 +33,9 @@ export function ledgerTableHtml(rows: readonly LedgerRow[], meanings?: Readonly<
     .map((r) => {
       const recomputed = r.uncertainty ? `${escapeHtml(r.recomputed)}<br><small>${escapeHtml(r.uncertainty)}</small>` : escapeHtml(r.recomputed);
       return [
-        `<tr data-claim="${escapeHtml(r.id)}">`,
-        `<td class="sl-id">${escapeHtml(r.id)}</td>`,
-        `<td>${escapeHtml(r.source)}</td>`,
+        `<tr data-claim="${escapeHtml(r.id)}" id="${claimAnchor(r.id)}">`,
+        `<td class="sl-id"><a class="sl-claim-self" href="#${claimAnchor(r.id)}">${escapeHtml(r.id)}</a></td>`,
+        `<td>${sourceUrls[r.source] ? `<a class="sl-source" href="${escapeHtml(sourceUrls[r.source]!)}">${escapeHtml(r.source)}</a>` : escapeHtml(r.source)}</td>`,
         `<td>${escapeHtml(r.claim)}</td>`,
         `<td>${escapeHtml(r.published)}</td>`,
         `<td>${recomputed}</td>`,

@@ -46,7 +46,23 @@ table.sl-ledger col.sl-c-reason { width: 21.5%; }
 .output_stderr { background: #fff1f0; }
 .output_svg svg, .output_html svg { max-width: 100%; height: auto; }
 .output_png img { max-width: 100%; }
-.anchor-link { display: none; }
+.anchor-link { margin-left: 6px; color: #8c959f; text-decoration: none; font-weight: normal; font-size: 0.8em; }
+.anchor-link:hover { color: var(--accent); }
+header.sl-header h1 { margin: 0 0 4px; }
+p.sl-stamp { color: var(--muted); font-size: 12.5px; margin: 4px 0 10px; }
+section.sl-answer { border: 2px solid var(--accent); border-radius: 6px; padding: 10px 16px; margin: 0 0 18px; background: #f5f8ff; font-size: 14.5px; }
+section.sl-answer p { margin: 6px 0; }
+ul.sl-answer-list { margin: 6px 0; padding-left: 20px; }
+ul.sl-answer-list li { margin: 3px 0; }
+.sl-badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-weight: bold; font-size: 12.5px; text-transform: uppercase; }
+.sl-badge-emulated { background: #fff1c2; border: 1px solid #d4a72c; }
+.sl-badge-real { background: #dafbe1; border: 1px solid #4ac26b; }
+p.sl-missing { color: #9a6700; }
+details.sl-code { margin: 4px 0 10px; }
+details.sl-code > summary { cursor: pointer; color: var(--muted); font-size: 12.5px; }
+nav.sl-prevnext { font-size: 13px; margin: 8px 0; color: var(--muted); }
+.sl-figure-title { font-weight: bold; margin: 8px 0 2px; }
+.sl-figure-takeaway { margin: 2px 0 10px; }
 /* Pygments token classes used by nbconvert's highlighting */
 .highlight .k, .highlight .kd, .highlight .kn, .highlight .kr, .highlight .kt { color: #cf222e; }
 .highlight .s, .highlight .s1, .highlight .s2, .highlight .sb, .highlight .sa { color: #0a3069; }

@@ -40,6 +40,8 @@ export function grantHistogramPlot(
       height: options.height ?? 140 * methods.length + 60,
       ariaLabel: options.ariaLabel ?? "grant durations: tracepoints vs hrtimer method",
       marginLeft: 60,
+      // Room for the facet labels ("tracepoints", "hrtimer") right of the plot.
+      marginRight: 86,
       x: { type: "log", label: "grant duration (µs, octave bins)", grid: true },
       y: { label: "grants", grid: true },
       fy: { label: null, domain: methods },
@@ -49,6 +51,10 @@ export function grantHistogramPlot(
         Plot.ruleY([0]),
       ],
     },
-    { title: options.title },
+    {
+      title: options.title,
+      badge: options.badge,
+      takeaway: options.takeaway ?? `Grants per method: ${methods.map((m) => `${m} ${rows.filter((r) => r.method === m).reduce((a, r) => a + r.count, 0)}`).join(", ")}; most in the ${methods.map((m) => { const top = rows.filter((r) => r.method === m).sort((a, b) => b.count - a.count)[0]; return top ? `${m} bin ${top.lo.toFixed(0)}–${top.hi.toFixed(0)} µs` : m; }).join(", ")}.`,
+    },
   );
 }
