@@ -57,6 +57,12 @@ test("sweepCells: the observed share per cell beside the model's prediction from
   assert.equal(full.kernel, 5);
   assert.equal(full.atReturn, 17);
   assert.ok(Math.abs(full.observed.mean - 5 / 22) < 1e-12);
+  assert.ok(full.observed.lo < 0.2 && 0.2 < full.observed.hi, "0.2 inside the Wilson interval of 5 of 22");
+  assert.equal(full.agrees, true);
+  const { wilson, sectionOf } = await import("../src/analysis/mechanism-model.js");
+  const w = wilson(5, 22);
+  assert.ok(Math.abs(w.lo - 0.1012) < 5e-4 && Math.abs(w.hi - 0.4342) < 5e-4, `Wilson 5/22: ${w.lo}–${w.hi}`);
+  assert.equal(sectionOf({ touchP50Ns: 6000, untouchedHoldP50Ns: 0, touchedHoldP50Ns: 7200 }), 1200, "every section touching: L = touched hold − touch");
   const lazy = cells.find((c) => c.mode === "lazy")!;
   assert.equal(lazy.predicted.mean, 0, "lazy: a 2 µs fault is never escalated by a 1 ms tick");
   assert.ok(lazy.observed.mean > 0);
@@ -65,6 +71,11 @@ test("sweepCells: the observed share per cell beside the model's prediction from
   assert.equal(t.find((r) => r.mode === "full")!["observed (in kernel / preempted)"], `${(100 * full.observed.mean).toFixed(1)} % (${(100 * full.observed.lo).toFixed(1)} %–${(100 * full.observed.hi).toFixed(1)} %) (5/22)`);
   const s = sweepSentence(cells, { hz: 1000, accel: "tcg-icount" });
   assert.match(s, /^Emulated \(QEMU TCG with instruction-counted time, 1 vCPU, HZ 1000/);
-  assert.match(s, /under full the prediction lies inside the observed interval in \d of \d cells/);
+  assert.match(s, /under full the prediction lies inside the observed 95 % interval in 1 of 1 cells/);
+  assert.match(s, /under lazy the prediction lies inside the observed 95 % interval in 0 of 1 cells/);
   assert.match(s, /5 of 22 holder preemptions in the kernel/);
+  const { fullShareFit } = await import("../src/analysis/mechanism-model-sweep.js");
+  // lazy: 4 of 20 preempted holds in the kernel where full's form expects 20 × 0.2 = 4: φ = 1
+  assert.ok(Math.abs(fullShareFit(cells)! - 1) < 1e-12);
+  assert.match(s, /the share of reschedule requests that acted as full ones is 1\.00/);
 });

@@ -1,17 +1,18 @@
 /**
  * The model against the sweep's runs: per cell (mode × f × L) the observed in-kernel share of
- * holder preemptions (Σ kernel / Σ (kernel + at return), bootstrap interval over runs) beside the
+ * holder preemptions (Σ kernel / Σ (kernel + at return), a Wilson interval on the pooled counts) beside the
  * model's prediction from the cell's own measured d (first-touch median) and L (median untouched
  * hold), and whether the observed interval holds the prediction.
  */
-import { kernelOf, ratioOfSums, returnOf, type FactorialRow, type Interval } from "./mechanism.js";
-import { predictFromRuns, type ModelMode } from "./mechanism-model.js";
+import { kernelOf, returnOf, type FactorialRow, type Interval } from "./mechanism.js";
+import { predictFromRuns, wilson, type ModelMode } from "./mechanism-model.js";
 
 export interface SweepRow extends FactorialRow {
   faultEvery: number;
   csNs: number;
   touchP50Ns: number | null;
   untouchedHoldP50Ns: number | null;
+  touchedHoldP50Ns?: number | null;
 }
 
 export interface SweepCell {
@@ -27,6 +28,8 @@ export interface SweepCell {
   sectionNs: Interval;
   /** The prediction's mean inside the observed interval. */
   agrees: boolean | null;
+  /** Full's closed form for the cell's d and L (the fault's share of hold time): lazy's ceiling. */
+  sAtFull: number;
 }
 
 export function sweepCells(rows: readonly SweepRow[], o: { hz: number; fullShare?: number }): SweepCell[] {
@@ -34,10 +37,13 @@ export function sweepCells(rows: readonly SweepRow[], o: { hz: number; fullShare
   return keys.map((k) => {
     const [mode, f, l] = k.split("|") as [string, string, string];
     const rs = rows.filter((r) => `${r.mode}|${r.faultEvery}|${r.csNs}` === k);
-    const observed = ratioOfSums(rs.map(kernelOf), rs.map((r) => kernelOf(r) + returnOf(r)));
+    // the preemptions are the units (Wilson on the pooled counts): a cell may hold one run
+    const k1 = rs.reduce((a, r) => a + kernelOf(r), 0);
+    const observed = wilson(k1, rs.reduce((a, r) => a + kernelOf(r) + returnOf(r), 0));
     const pr = predictFromRuns(rs, { holdsPerFault: Number(f), hz: o.hz, mode: mode as ModelMode, fullShare: o.fullShare });
     const agrees = Number.isFinite(observed.lo) && Number.isFinite(pr.inKernelShare.mean) ? pr.inKernelShare.mean >= observed.lo && pr.inKernelShare.mean <= observed.hi : null;
-    return { mode, faultEvery: Number(f), csNs: Number(l), runs: rs.length, kernel: rs.reduce((a, r) => a + kernelOf(r), 0), atReturn: rs.reduce((a, r) => a + returnOf(r), 0), observed, predicted: pr.inKernelShare, faultNs: pr.faultNs, sectionNs: pr.sectionNs, agrees };
+    const sAtFull = predictFromRuns(rs, { holdsPerFault: Number(f), hz: o.hz, mode: "full" }).inKernelShare.mean;
+    return { mode, faultEvery: Number(f), csNs: Number(l), runs: rs.length, kernel: rs.reduce((a, r) => a + kernelOf(r), 0), atReturn: rs.reduce((a, r) => a + returnOf(r), 0), observed, predicted: pr.inKernelShare, faultNs: pr.faultNs, sectionNs: pr.sectionNs, agrees, sAtFull };
   });
 }
 
@@ -68,7 +74,19 @@ export function sweepSentence(cells: readonly SweepCell[], o: { hz: number | nul
     const yes = decided.filter((c) => c.agrees).length;
     const obs = cs.reduce((a, c) => a + c.kernel, 0);
     const all = cs.reduce((a, c) => a + c.kernel + c.atReturn, 0);
-    return `under ${m} the prediction lies inside the observed interval in ${yes} of ${decided.length} cells with enough preemptions (${cs.length - decided.length} without), ${obs} of ${all} holder preemptions in the kernel in all`;
+    return `under ${m} the prediction lies inside the observed 95 % interval in ${yes} of ${decided.length} cells${cs.length > decided.length ? ` (${cs.length - decided.length} without a prediction or a preemption)` : ""}, ${obs} of ${all} holder preemptions in the kernel in all`;
   });
-  return `Emulated (QEMU ${o.accel === "tcg-icount" ? "TCG with instruction-counted time" : o.accel}, 1 vCPU, HZ ${o.hz ?? "unknown"}; each cell's own d and L measured in its runs): ${bits.join("; ")}.`;
+  const phi = fullShareFit(cells);
+  const phiText = phi === null ? "" : ` Fitted to lazy's cells, the share of reschedule requests that acted as full ones is ${phi.toFixed(2)} (1 would be: lazy deferred nothing to the return; 0 is the source reading's lazy).`;
+  return `Emulated (QEMU ${o.accel === "tcg-icount" ? "TCG with instruction-counted time" : o.accel}, 1 vCPU, HZ ${o.hz ?? "unknown"}; each cell's own d and L measured in its runs): ${bits.join("; ")}.${phiText}`;
+}
+
+/**
+ * The share φ of lazy's requests that act as full ones, fitted over lazy's cells: observed in-kernel
+ * preemptions ÷ what full's closed form expects from the same cells (Σ k ÷ Σ n·s); null without any.
+ */
+export function fullShareFit(cells: readonly SweepCell[]): number | null {
+  const lazy = cells.filter((c) => c.mode === "lazy" && Number.isFinite(c.sAtFull));
+  const expected = lazy.reduce((a, c) => a + (c.kernel + c.atReturn) * c.sAtFull, 0);
+  return expected > 0 ? lazy.reduce((a, c) => a + c.kernel, 0) / expected : null;
 }

@@ -73,6 +73,15 @@ export function predict(i: ModelInputs): ModelPrediction {
 export interface MeasuredRun {
   touchP50Ns: number | null;
   untouchedHoldP50Ns: number | null;
+  /** The median hold with a touch: with a touch in every section (f = 1) L is this minus the touch. */
+  touchedHoldP50Ns?: number | null;
+}
+
+/** L of a run: the median untouched hold, or (every section touching) the median touched hold minus the touch. */
+export function sectionOf(r: MeasuredRun): number | null {
+  if (typeof r.untouchedHoldP50Ns === "number" && r.untouchedHoldP50Ns > 0) return r.untouchedHoldP50Ns;
+  if (typeof r.touchedHoldP50Ns === "number" && typeof r.touchP50Ns === "number" && r.touchedHoldP50Ns > r.touchP50Ns) return r.touchedHoldP50Ns - r.touchP50Ns;
+  return null;
 }
 
 /** Percentile interval (2.5 %, 97.5 %) of xs, with the mean; n < 2 gives NaN bounds. */
@@ -92,14 +101,27 @@ function spread(xs: number[]): Interval {
  * of the truth.
  */
 export function predictFromRuns(runs: readonly MeasuredRun[], o: { holdsPerFault: number; hz: number; mode: ModelMode; fullShare?: number }): { inKernelShare: Interval; coverage: Interval; faultNs: Interval; sectionNs: Interval } {
-  const ok = runs.filter((r): r is { touchP50Ns: number; untouchedHoldP50Ns: number } => typeof r.touchP50Ns === "number" && typeof r.untouchedHoldP50Ns === "number" && r.untouchedHoldP50Ns > 0);
-  const preds = ok.map((r) => predict({ sectionNs: r.untouchedHoldP50Ns, faultNs: r.touchP50Ns, holdsPerFault: o.holdsPerFault, hz: o.hz, mode: o.mode, fullShare: o.fullShare }));
+  const ok = runs.flatMap((r) => {
+    const L = sectionOf(r);
+    return typeof r.touchP50Ns === "number" && L !== null ? [{ d: r.touchP50Ns, L }] : [];
+  });
+  const preds = ok.map((r) => predict({ sectionNs: r.L, faultNs: r.d, holdsPerFault: o.holdsPerFault, hz: o.hz, mode: o.mode, fullShare: o.fullShare }));
   return {
     inKernelShare: spread(preds.map((p) => p.inKernelShare)),
     coverage: spread(preds.map((p) => p.coverage)),
-    faultNs: spread(ok.map((r) => r.touchP50Ns)),
-    sectionNs: spread(ok.map((r) => r.untouchedHoldP50Ns)),
+    faultNs: spread(ok.map((r) => r.d)),
+    sectionNs: spread(ok.map((r) => r.L)),
   };
+}
+
+/** Wilson score interval (95 %) of k of n: the observed share when the preemptions are the units. */
+export function wilson(k: number, n: number, z = 1.959964): Interval {
+  if (n === 0) return { mean: NaN, lo: NaN, hi: NaN, n };
+  const p = k / n;
+  const den = 1 + (z * z) / n;
+  const c = (p + (z * z) / (2 * n)) / den;
+  const h = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / den;
+  return { mean: p, lo: Math.max(0, c - h), hi: Math.min(1, c + h), n };
 }
 
 /** A range prediction over unknown inputs (each a [low, high] range): the extremes of the closed form. */

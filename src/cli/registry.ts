@@ -22,5 +22,6 @@ export const commands: CommandEntry[] = [
   { name: "vm", load: async () => (await import("./commands/vm.js")).vmCommand },
   { name: "bundle", load: async () => (await import("./commands/bundle.js")).bundleCommand },
   { name: "import", load: async () => (await import("./commands/import.js")).importCommand },
+  { name: "model", load: async () => (await import("./commands/model.js")).modelCommand },
   { name: "mechanism", load: async () => (await import("./commands/mechanism.js")).mechanismCommand },
 ];

@@ -17,6 +17,7 @@ import type { Accel } from "../../vm/qemu.js";
 import { UserError } from "../../util/errors.js";
 import { writeFileAtomic } from "../../util/fs.js";
 import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
 import type { DriverContext, DriverResult } from "./index.js";
 
 export async function mechanismSweep(ctx: DriverContext): Promise<DriverResult> {
@@ -53,4 +54,18 @@ export async function mechanismSweep(ctx: DriverContext): Promise<DriverResult> 
   writeFileAtomic(join(ctx.out, "model.json"), `${JSON.stringify({ hz, cells: sweepCells(rows, { hz: hz ?? 1000 }) }, null, 2)}\n`);
   ctx.log(`${rows.length} runs with a row, ${r.failed.length} without`);
   return { binDirs: [] };
+}
+
+/** Recomputes DIR/out/model.json (a mechanism-model-sweep record) from its rows.json and the guest's HZ in provenance.json. */
+export function rewriteSweepModel(dir: string): { hz: number | null; cells: ReturnType<typeof sweepCells> } {
+  const out = existsSync(join(dir, "out", "rows.json")) ? join(dir, "out") : dir;
+  const rp = join(out, "rows.json");
+  if (!existsSync(rp)) throw new UserError(`${rp}: missing (expected a mechanism-model-sweep record directory)`);
+  const rows = JSON.parse(readFileSync(rp, "utf8")) as Parameters<typeof sweepCells>[0];
+  if (!Array.isArray(rows) || rows.some((r) => typeof (r as { faultEvery?: unknown }).faultEvery !== "number")) throw new UserError(`${rp}: expected the sweep's rows (each with faultEvery and csNs)`);
+  const prov = JSON.parse(readFileSync(join(out, "provenance.json"), "utf8")) as { kernel?: { hz?: number | null } };
+  const hz = prov.kernel?.hz ?? null;
+  const model = { hz, cells: sweepCells(rows, { hz: hz ?? 1000 }) };
+  writeFileAtomic(join(out, "model.json"), `${JSON.stringify(model, null, 2)}\n`);
+  return model;
 }
