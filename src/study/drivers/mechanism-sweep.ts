@@ -18,6 +18,7 @@ import { UserError } from "../../util/errors.js";
 import { writeFileAtomic } from "../../util/fs.js";
 import { join } from "node:path";
 import { existsSync, readFileSync } from "node:fs";
+import { readRecord, writeRecord, writeSums } from "../../record/format.js";
 import type { DriverContext, DriverResult } from "./index.js";
 
 export async function mechanismSweep(ctx: DriverContext): Promise<DriverResult> {
@@ -67,5 +68,12 @@ export function rewriteSweepModel(dir: string): { hz: number | null; cells: Retu
   const hz = prov.kernel?.hz ?? null;
   const model = { hz, cells: sweepCells(rows, { hz: hz ?? 1000 }) };
   writeFileAtomic(join(out, "model.json"), `${JSON.stringify(model, null, 2)}\n`);
+  if (existsSync(join(dir, "record.json"))) {
+    const rec = readRecord(dir);
+    const note = "out/model.json is recomputed from out/rows.json by `slicelab model DIR` (the analysis may change; the runs do not)";
+    if (!rec.notes.includes(note)) rec.notes.push(note);
+    writeRecord(dir, rec);
+    if (existsSync(join(dir, "SHA256SUMS"))) writeSums(dir);
+  }
   return model;
 }
