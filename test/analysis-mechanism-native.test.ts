@@ -31,4 +31,7 @@ test("april2026Range: the closed form's extremes over the stated ranges", () => 
   assert.equal(r.lazy.hi, 0, "µs faults are never escalated by a tick of 1–10 ms");
   assert.match(r.sentence, /a range, not a point/);
   assert.match(r.sentence, /not named in the sources/);
+  const r2 = april2026Range({ holdsPerFault: [200, 300], faultNs: [1000, 4000], sectionNs: [100, 2000], hz: [100, 1000], fullShare: [0, 0.9] });
+  assert.ok(Math.abs(r2.lazy.hi - 0.9 * 20 / 120) < 1e-12, "lazy's ceiling: φ times full's");
+  assert.match(r2.sentence, /0\.00–0\.90 of its requests acting as full ones: 0 by the source reading/);
 });

@@ -135,16 +135,38 @@ export function nativeSentence(n: NativeRecord): string {
  * d from the real-time record (its runs' first-touch p50 to p99), L and HZ not measured (ranges
  * stated), mode full and lazy.
  */
-export function april2026Range(o: { holdsPerFault: [number, number]; faultNs: [number, number]; sectionNs?: [number, number]; hz?: [number, number] }): { full: { lo: number; hi: number }; lazy: { lo: number; hi: number }; inputs: Record<string, [number, number]>; sentence: string } {
+export function april2026Range(o: { holdsPerFault: [number, number]; faultNs: [number, number]; sectionNs?: [number, number]; hz?: [number, number]; fullShare?: [number, number] }): { full: { lo: number; hi: number }; lazy: { lo: number; hi: number }; inputs: Record<string, [number, number]>; sentence: string } {
   const sectionNs = o.sectionNs ?? [100, 2000];
   const hz = o.hz ?? [100, 1000];
   const full = predictRange({ sectionNs, faultNs: o.faultNs, holdsPerFault: o.holdsPerFault, hz, mode: "full" });
-  const lazy = predictRange({ sectionNs, faultNs: o.faultNs, holdsPerFault: o.holdsPerFault, hz, mode: "lazy" });
+  const phi = o.fullShare ?? [0, 0];
+  const lazy = predictRange({ sectionNs, faultNs: o.faultNs, holdsPerFault: o.holdsPerFault, hz, mode: "lazy", fullShare: phi });
   const r = (x: { lo: { inKernelShare: number }; hi: { inKernelShare: number } }) => ({ lo: x.lo.inKernelShare, hi: x.hi.inKernelShare });
   const f = r(full);
   const l = r(lazy);
-  const sentence = `For the April 2026 setting the model gives a range, not a point: under full ${pct(f.lo)}–${pct(f.hi)} of holder preemptions inside the kernel (the extension could cover ${pct(1 - f.hi)}–${pct(1 - f.lo)}), under lazy ${pct(l.lo)}–${pct(l.hi)}, from one fault per ${Math.round(o.holdsPerFault[0])}–${Math.round(o.holdsPerFault[1])} spin-style holds (the kit's PostgreSQL runs, huge pages off; emulated counts), a fault of ${(o.faultNs[0] / 1000).toFixed(2)}–${(o.faultNs[1] / 1000).toFixed(2)} µs (this machine's real-time first touch, p50–p99: Graviton4's is not measured), a hold of ${sectionNs[0]}–${sectionNs[1]} ns (not measured for PostgreSQL: assumed) and HZ ${hz[0]}–${hz[1]} (the distribution's arm64 kernel is not named in the sources). The model cannot capture: ${MODEL_LIMITS.join("; ")}.`;
-  return { full: f, lazy: l, inputs: { holdsPerFault: o.holdsPerFault, faultNs: o.faultNs, sectionNs, hz }, sentence };
+  const sentence = `For the April 2026 setting the model gives a range, not a point: under full ${pct(f.lo)}–${pct(f.hi)} of holder preemptions inside the kernel (the extension could cover ${pct(1 - f.hi)}–${pct(1 - f.lo)}), under lazy ${pct(l.lo)}–${pct(l.hi)} (with ${phi[0].toFixed(2)}–${phi[1].toFixed(2)} of its requests acting as full ones${phi[1] > 0 ? ": 0 by the source reading, the upper end fitted to the emulator's lazy cells" : ""}), from one fault per ${Math.round(o.holdsPerFault[0])}–${Math.round(o.holdsPerFault[1])} spin-style holds (the kit's PostgreSQL runs, huge pages off; emulated counts), a fault of ${(o.faultNs[0] / 1000).toFixed(2)}–${(o.faultNs[1] / 1000).toFixed(2)} µs (this machine's real-time first touch, p50–p99: Graviton4's is not measured), a hold of ${sectionNs[0]}–${sectionNs[1]} ns (not measured for PostgreSQL: assumed) and HZ ${hz[0]}–${hz[1]} (the distribution's arm64 kernel is not named in the sources). The model cannot capture: ${MODEL_LIMITS.join("; ")}.`;
+  return { full: f, lazy: l, inputs: { holdsPerFault: o.holdsPerFault, faultNs: o.faultNs, sectionNs, hz, fullShare: phi }, sentence };
 }
 
 export { predict };
+
+/**
+ * Spin-style holds per faulted hold in the kit's PostgreSQL mechanism records (huge pages off), per
+ * record: the range the April 2026 setting's f is taken from. Emulated counts (the diag build in the VM).
+ */
+export function pgHoldsPerFault(runsRoot: string): { records: string[]; perRecord: number[]; range: [number, number] } | null {
+  const per: number[] = [];
+  const recs: string[] = [];
+  for (const l of listRecords(runsRoot)) {
+    const p = join(l.dir, "rows.json");
+    if (!existsSync(p)) continue;
+    const rows = JSON.parse(readFileSync(p, "utf8")) as { hugePages?: string; holds?: number; faultedHolds?: number }[];
+    if (!Array.isArray(rows) || rows.length === 0 || !("hugePages" in rows[0]!)) continue;
+    const off = rows.filter((r) => r.hugePages === "off" && typeof r.holds === "number" && typeof r.faultedHolds === "number");
+    const faulted = off.reduce((a, r) => a + r.faultedHolds!, 0);
+    if (faulted === 0) continue;
+    per.push(off.reduce((a, r) => a + r.holds!, 0) / faulted);
+    recs.push(l.dir.split("/data/runs/")[1] ?? l.dir);
+  }
+  return per.length ? { records: recs, perRecord: per, range: [Math.min(...per), Math.max(...per)] } : null;
+}
