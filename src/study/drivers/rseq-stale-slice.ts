@@ -110,6 +110,7 @@ export async function rseqStaleSlice(ctx: DriverContext): Promise<DriverResult> 
           cpus: vm.cpus,
           memMiB: vm.memMiB,
           append: vm.append,
+          arms,
           exitStatus: vm.exitStatus,
           timedOut: vm.timedOut,
           bootToCommandS: vm.bootToCommandS,
