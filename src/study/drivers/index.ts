@@ -229,8 +229,8 @@ export const DRIVERS: readonly DriverSpec[] = [
     name: "rseq-stale-slice",
     summary: "a revoked slice grant's stale syscall work bit: the reproducer in the VM, rseq debugging on/off, unfixed and fixed 7.2 kernel",
     params: [
-      { name: "reps", kind: "int", default: 10, min: 1, doc: "runs per arm per boot" },
-      { name: "iterations", kind: "int", default: 100, min: 1, doc: "grant → revoke → request → getppid cycles per run" },
+      { name: "reps", kind: "int", default: 20, min: 1, doc: "runs per arm per boot" },
+      { name: "iterations", kind: "int", default: 200, min: 1, doc: "grant → revoke → request → getppid cycles per run" },
       { name: "timeout_s", kind: "int", default: 60, min: 1, doc: "seconds before a run counts as hung" },
       { name: "kernels", kind: "list", default: ["unfixed", "fixed"], choices: ["unfixed", "fixed"], doc: "kernels to boot (fixed: series rseq-slice-stale-work, built by `slicelab prepare e2e`)" },
       { name: "accels", kind: "list", default: ["tcg-icount", "tcg"], choices: ["tcg-icount", "tcg"], doc: "QEMU accelerators, one boot each per kernel" },
@@ -241,7 +241,7 @@ export const DRIVERS: readonly DriverSpec[] = [
     plan: (p) => {
       const boots = process.env.SLICELAB_VM === "1" ? 1 : (p.kernels as string[]).length * (p.accels as string[]).length;
       const runs = boots * (p.arms as string[]).length * n(p, "reps");
-      return { runs, seconds: boots * 40 + runs * (2 + n(p, "iterations") / 50), text: `${boots} boot(s) × ${(p.arms as string[]).join(", ")} × ${n(p, "reps")} runs of ${n(p, "iterations")} iterations` };
+      return { runs, seconds: boots * 40 + runs * (1 + n(p, "iterations") / 200), text: `${boots} boot(s) × ${(p.arms as string[]).join(", ")} × ${n(p, "reps")} runs of ${n(p, "iterations")} iterations` };
     },
     verdictFile: "verdict.json",
     bootsVm: true,
