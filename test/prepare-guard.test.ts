@@ -167,7 +167,7 @@ test("prepare: the steps of each target, and a clear error for any other", () =>
   assert.ok(t.includes("PostgreSQL 15 patched"));
   assert.ok(!t.some((s) => s.startsWith("tracepoint kernel")));
   const e = prepareSteps("e2e");
-  assert.deepEqual(e.filter((s) => !t.includes(s)), ["tracepoint kernel (series slicelab, slice-ext + vm)", "PostgreSQL 18 make-check tree (postgres check --vm)"]);
+  assert.deepEqual(e.filter((s) => !t.includes(s)), ["tracepoint kernel (series slicelab, slice-ext + vm)", "rseq fix kernel (series rseq-slice-stale-work, slice-ext + vm)", "PostgreSQL 18 make-check tree (postgres check --vm)"]);
   assert.throws(() => parseTarget("all"), /slicelab prepare: expected test or e2e, found "all"/);
   assert.throws(() => parseTarget(undefined), /found nothing/);
 });

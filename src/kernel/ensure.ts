@@ -26,6 +26,26 @@ export function cachedKernel(fragments: string[] = DEFAULT_FRAGMENTS): BuildReco
   return readBuildRecord(buildDirFor(tree, fragments.map(fragmentPath)));
 }
 
+/** Where `applySeries` puts `base` patched with the series in `seriesDir` (named by the series' hash). */
+export function patchedTreeDir(base: KernelTree, seriesDir: string): string {
+  const dir = resolve(seriesDir);
+  const h = createHash("sha256");
+  for (const p of readSeriesFile(dir)) h.update(p).update(readFileSync(join(dir, p)));
+  return `${base.dir.replace(/\/+$/, "")}+${basename(dir)}-${h.digest("hex").slice(0, 12)}`;
+}
+
+/**
+ * The built kernel (default fragments) of the current tree patched with `seriesDir`, if the cache
+ * holds one; never patches or builds (that is `slicelab prepare`'s or `kernel patch`/`build`'s).
+ */
+export function cachedPatchedKernel(seriesDir: string, fragments: string[] = DEFAULT_FRAGMENTS): BuildRecord | undefined {
+  if (!existsSync(join(kernelCacheDir(), "current.json"))) return undefined;
+  const record = `${patchedTreeDir(currentTree(), seriesDir)}.slicelab.json`;
+  if (!existsSync(record)) return undefined;
+  const tree = JSON.parse(readFileSync(record, "utf8")) as KernelTree;
+  return readBuildRecord(buildDirFor(tree, fragments.map(fragmentPath)));
+}
+
 /**
  * The current tree patched with a series (default kernel-patches/linux/series/slicelab): the copy
  * made by an earlier `slicelab kernel patch` of the same series (same hash), else a new one.
@@ -33,9 +53,7 @@ export function cachedKernel(fragments: string[] = DEFAULT_FRAGMENTS): BuildReco
 export async function ensurePatchedTree(o: { seriesDir?: string; log?: (s: string) => void } = {}): Promise<KernelTree> {
   const base = await ensureTree(o.log);
   const dir = resolve(o.seriesDir ?? defaultSeriesDir());
-  const h = createHash("sha256");
-  for (const p of readSeriesFile(dir)) h.update(p).update(readFileSync(join(dir, p)));
-  const dest = `${base.dir.replace(/\/+$/, "")}+${basename(dir)}-${h.digest("hex").slice(0, 12)}`;
+  const dest = patchedTreeDir(base, dir);
   const record = `${dest}.slicelab.json`;
   if (existsSync(record) && existsSync(join(dest, "Makefile"))) return JSON.parse(readFileSync(record, "utf8")) as KernelTree;
   const r = await applySeries({ tree: base, seriesDir: dir, log: o.log });

@@ -6,7 +6,8 @@
  *
  *   test  the slice-extension kernel (slice-ext + vm), the VM probe, PostgreSQL 15 and 18 sources,
  *         PostgreSQL 18 unpatched and patched
- *   e2e   all of `test`, plus the tracepoint kernel (kernel-patches/linux/series/slicelab applied)
+ *   e2e   all of `test`, plus the tracepoint kernel (kernel-patches/linux/series/slicelab applied) and
+ *         the rseq fix kernel (kernel-patches/linux/series/rseq-slice-stale-work applied)
  *
  * Each step reports "cached" or what it built and how long it took; `--json` gives the same as a
  * record (what `scripts/test.sh --record` keeps).
@@ -19,6 +20,7 @@ import { buildPostgres } from "../postgres/build.js";
 import { prepareCheckTree } from "../postgres/check-vm.js";
 import { fetchDebianSource } from "../postgres/source.js";
 import { buildProbe } from "../vm/probe.js";
+import { staleSeriesDir } from "../vm/rseq-stale.js";
 import { UserError } from "../util/errors.js";
 import { cacheDir, repoRoot } from "../util/paths.js";
 
@@ -83,6 +85,15 @@ function kernelSteps(): Step[] {
       targets: ["e2e"],
       async run(log) {
         const tree = await ensurePatchedTree({ log });
+        const rec = await ensureKernel({ tree, log, onLine: makeProgress("make", log) });
+        return { detail: `${rec.version} + ${tree.patchSeries?.split("/").pop() ?? "series"}, ${rec.seconds} s build`, path: buildRecordPath(rec.buildDir) };
+      },
+    },
+    {
+      name: "rseq fix kernel (series rseq-slice-stale-work, slice-ext + vm)",
+      targets: ["e2e"],
+      async run(log) {
+        const tree = await ensurePatchedTree({ seriesDir: staleSeriesDir(), log });
         const rec = await ensureKernel({ tree, log, onLine: makeProgress("make", log) });
         return { detail: `${rec.version} + ${tree.patchSeries?.split("/").pop() ?? "series"}, ${rec.seconds} s build`, path: buildRecordPath(rec.buildDir) };
       },

@@ -283,6 +283,28 @@ export const DRIVERS: readonly DriverSpec[] = [
     bootsVm: true,
     load: () => import("./vm-micro.js").then((m) => ({ run: m.vmMicro })),
   },
+  {
+    name: "rseq-stale-slice",
+    summary: "a revoked slice grant's stale syscall work bit: the reproducer in the VM, rseq debugging on/off, unfixed and fixed 7.2 kernel",
+    params: [
+      { name: "reps", kind: "int", default: 20, min: 1, doc: "runs per arm per boot" },
+      { name: "iterations", kind: "int", default: 200, min: 1, doc: "grant → revoke → request → getppid cycles per run" },
+      { name: "timeout_s", kind: "int", default: 60, min: 1, doc: "seconds before a run counts as hung" },
+      { name: "kernels", kind: "list", default: ["unfixed", "fixed"], choices: ["unfixed", "fixed"], doc: "kernels to boot (fixed: series rseq-slice-stale-work, built by `slicelab prepare e2e`)" },
+      { name: "accels", kind: "list", default: ["tcg-icount", "tcg"], choices: ["tcg-icount", "tcg"], doc: "QEMU accelerators, one boot each per kernel" },
+      { name: "arms", kind: "list", default: ["cmdline", "debug0", "debug1", "debug1-consume"], choices: ["cmdline", "debug0", "debug1", "debug1-consume"], doc: "cmdline: rseq_debug=1 at boot; debugN: debugfs rseq/debug = N; debug1-consume: a syscall at request 0 after each revoke" },
+      { name: "cpus", kind: "int", default: 1, min: 1, doc: "vCPUs" },
+      { name: "mem_mib", kind: "int", default: 1024, min: 256, doc: "guest memory (MiB)" },
+    ],
+    plan: (p) => {
+      const boots = process.env.SLICELAB_VM === "1" ? 1 : (p.kernels as string[]).length * (p.accels as string[]).length;
+      const runs = boots * (p.arms as string[]).length * n(p, "reps");
+      return { runs, seconds: boots * 40 + runs * (1 + n(p, "iterations") / 200), text: `${boots} boot(s) × ${(p.arms as string[]).join(", ")} × ${n(p, "reps")} runs of ${n(p, "iterations")} iterations` };
+    },
+    verdictFile: "verdict.json",
+    bootsVm: true,
+    load: () => import("./rseq-stale-slice.js").then((m) => ({ run: m.rseqStaleSlice })),
+  },
 ];
 
 export function driverNames(): string[] {
