@@ -18,7 +18,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { buildMicro, microArgs, parseMicroOutput, MICRO_ENV, type MicroOptions } from "../micro/driver.js";
-import { parseHolderTrace, summariseHolderTrace, type HolderTraceSummary } from "../parse/holder-trace.js";
+import { attributeDeschedulings, countCauses, parseHolderTrace, summariseHolderTrace, type Attribution, type CauseCounts, type HolderWhere, type HolderTraceSummary } from "../parse/holder-trace.js";
 import { diffRseqStats, parseRseqStats } from "../parse/rseq-stats.js";
 import { blockedPlan, factorial, type PlanSlot } from "./blocked-plan.js";
 import type { HolderDeschedCounts } from "../analysis/mechanism.js";
@@ -287,6 +287,34 @@ export interface MechanismRow extends HolderDeschedCounts {
   lostEvents: number;
   switchesWithoutStack: number;
   preemptMarkDisagree: number;
+  /** Issue 26 (--attribute runs only; absent otherwise): the cause of every descheduling in a hold. */
+  attribution?: RunAttribution | null;
+}
+
+/** One run's reschedule attribution (issue 26). */
+export interface RunAttribution {
+  requests: number;
+  requestsWithoutStack: number;
+  causes: CauseCounts;
+  /** Where the holder was at the deciding request, for in-kernel and at-return deschedulings. */
+  where: Record<"inKernel" | "atReturn", Record<HolderWhere, number>>;
+  /** Deschedulings whose deciding full request followed a lazy one (the lazy origin's cause). */
+  afterLazy: Record<string, number>;
+  /** sched/features at the run (HRTICK or NO_HRTICK …). */
+  schedFeatures: string | null;
+}
+
+/** Reduces a run's attributions to counts. */
+export function runAttribution(a: Attribution[], requests: { stack: unknown }[], schedFeatures: string | null): RunAttribution {
+  const wz = () => ({ user: 0, fault: 0, syscall: 0, kernel: 0, unknown: 0 });
+  const where = { inKernel: wz(), atReturn: wz() };
+  const afterLazy: Record<string, number> = {};
+  for (const x of a) {
+    if (x.cls === "kernel-fault" || x.cls === "kernel-other") where.inKernel[x.where]++;
+    else if (x.cls.startsWith("return")) where.atReturn[x.where]++;
+    if (x.lazyOrigin) afterLazy[`${x.cause}<-${x.lazyOrigin}`] = (afterLazy[`${x.cause}<-${x.lazyOrigin}`] ?? 0) + 1;
+  }
+  return { requests: requests.length, requestsWithoutStack: requests.filter((r) => r.stack === null).length, causes: countCauses(a), where, afterLazy, schedFeatures };
 }
 
 /** The active word of debugfs sched/preempt ("none voluntary (full) lazy" → "full"). */
@@ -349,6 +377,9 @@ export function rowFromRunDir(dir: string, r: PlannedRun, ctx: { kernelRelease: 
     switchesWithoutStack: s.switchesWithoutStack,
     preemptMarkDisagree: s.preemptMarkAgreement.disagree,
   };
+  if (existsSync(join(dir, "..", "..", "attribution")) || trace.resched.length > 0) {
+    row.attribution = runAttribution(attributeDeschedulings(trace, row.modeActive), trace.resched, readIf(join(dir, "sched-features"))?.trim() ?? null);
+  }
   return { row, summary: s };
 }
 

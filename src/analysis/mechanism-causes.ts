@@ -1,0 +1,137 @@
+/**
+ * Issue 26: the cause of each holder descheduling (what set the reschedule
+ * request it acted on), per mode × pages × extension cell, from the
+ * `attribution` field of mechanism rows (runs made with `--attribute`), plus
+ * the reasons of planned runs that produced no row.
+ *
+ * Intervals respect the support: a share or a per-hold rate is a binomial
+ * proportion of events pooled over the cell's runs, with a Wilson 95 % score
+ * interval (never below 0 or above 1, defined for 0 events).
+ */
+import { RESCHED_CAUSES, type CauseCounts, type ReschedCause } from "../parse/holder-trace.js";
+import { normalQuantile } from "../stats/distributions.js";
+
+export interface Proportion {
+  k: number;
+  n: number;
+  p: number;
+  lo: number;
+  hi: number;
+}
+
+/** Wilson score interval for k of n (level 95 % by default); n = 0 gives NaN. */
+export function wilson(k: number, n: number, level = 0.95): Proportion {
+  if (!Number.isInteger(k) || !Number.isInteger(n) || k < 0 || n < 0 || k > n) throw new RangeError(`wilson: expected integers 0 ≤ k ≤ n, found k=${k} n=${n}`);
+  if (n === 0) return { k, n, p: NaN, lo: NaN, hi: NaN };
+  const z = normalQuantile(1 - (1 - level) / 2);
+  const p = k / n;
+  const d = 1 + (z * z) / n;
+  const c = (p + (z * z) / (2 * n)) / d;
+  const h = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
+  return { k, n, p, lo: Math.max(0, c - h), hi: Math.min(1, c + h) };
+}
+
+export interface AttributedRow {
+  run: string;
+  mode: string;
+  pages: string;
+  extension: string;
+  holds: number;
+  attribution?: { causes: CauseCounts; schedFeatures?: string | null; requests?: number; afterLazy?: Record<string, number> } | null;
+}
+
+export interface CauseCell {
+  mode: string;
+  pages: string;
+  extension: string;
+  /** HRTICK or NO_HRTICK (from the runs' sched/features), "?" when not recorded. */
+  hrtick: string;
+  runs: number;
+  holds: number;
+  where: "inKernel" | "atReturn";
+  cause: ReschedCause;
+  count: number;
+  /** Share of this cause among the cell's deschedulings of this kind (Wilson 95 %). */
+  share: Proportion;
+  /** Per 1,000 holds (Wilson 95 % on count/holds, × 1,000). */
+  per1000: Proportion;
+}
+
+/** The sched/features word for HRTICK in a features line ("… HRTICK …" or "… NO_HRTICK …"). */
+export function hrtickOf(features: string | null | undefined): string {
+  if (!features) return "?";
+  const w = features.split(/\s+/);
+  if (w.includes("NO_HRTICK")) return "NO_HRTICK";
+  if (w.includes("HRTICK")) return "HRTICK";
+  return "?";
+}
+
+/** One row per cell × kind × cause with at least one run that has an attribution; causes with 0 events are kept (their interval is informative). */
+export function causeTable(rows: readonly AttributedRow[]): CauseCell[] {
+  const groups = new Map<string, AttributedRow[]>();
+  for (const r of rows) {
+    if (!r.attribution) continue;
+    const key = [r.mode, r.pages, r.extension, hrtickOf(r.attribution.schedFeatures)].join("\u0000");
+    (groups.get(key) ?? groups.set(key, []).get(key)!).push(r);
+  }
+  const out: CauseCell[] = [];
+  for (const [key, rs] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
+    const [mode, pages, extension, hrtick] = key.split("\u0000") as [string, string, string, string];
+    const holds = rs.reduce((a, r) => a + r.holds, 0);
+    for (const where of ["inKernel", "atReturn"] as const) {
+      const total = rs.reduce((a, r) => a + RESCHED_CAUSES.reduce((b, c) => b + r.attribution!.causes[where][c], 0), 0);
+      for (const cause of RESCHED_CAUSES) {
+        const count = rs.reduce((a, r) => a + r.attribution!.causes[where][cause], 0);
+        const per = wilson(count, holds);
+        out.push({
+          mode, pages, extension, hrtick, runs: rs.length, holds, where, cause, count,
+          share: wilson(count, total),
+          per1000: { ...per, p: per.p * 1000, lo: per.lo * 1000, hi: per.hi * 1000 },
+        });
+      }
+    }
+  }
+  return out;
+}
+
+const pct = (x: number) => (Number.isFinite(x) ? (100 * x).toFixed(0) : "—");
+const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "—");
+
+/** The table for notebook 07: one line per cell × kind, a column per cause ("count (share % [lo, hi])"). */
+export function causeTableRows(cells: readonly CauseCell[]): Record<string, string | number>[] {
+  const byKey = new Map<string, CauseCell[]>();
+  for (const c of cells) {
+    const k = [c.mode, c.pages, c.extension, c.hrtick, c.where].join("/");
+    (byKey.get(k) ?? byKey.set(k, []).get(k)!).push(c);
+  }
+  return [...byKey.values()].map((cs) => {
+    const c0 = cs[0]!;
+    const row: Record<string, string | number> = { mode: c0.mode, pages: c0.pages, extension: c0.extension, hrtick: c0.hrtick, runs: c0.runs, holds: c0.holds, preemption: c0.where === "inKernel" ? "in kernel" : "at return", total: cs.reduce((a, c) => a + c.count, 0) };
+    for (const c of cs) if (c.count > 0 || c.cause !== "unattributed") row[c.cause] = c.count === 0 ? `0 [0, ${pct(c.share.hi)}] %` : `${c.count} (${pct(c.share.p)} [${pct(c.share.lo)}, ${pct(c.share.hi)}] %; ${f2(c.per1000.p)} /1k holds)`;
+    return row;
+  });
+}
+
+/** The dominant cause of in-kernel preemptions in a cell: the cause with the most events and its share (null without any). */
+export function dominantCause(cells: readonly CauseCell[], c: { mode: string; pages: string; extension: string; hrtick?: string }, where: "inKernel" | "atReturn" = "inKernel"): CauseCell | null {
+  const xs = cells.filter((x) => x.mode === c.mode && x.pages === c.pages && x.extension === c.extension && x.where === where && (c.hrtick === undefined || x.hrtick === c.hrtick));
+  const best = xs.reduce<CauseCell | null>((a, x) => (x.count > (a?.count ?? 0) ? x : a), null);
+  return best;
+}
+
+// ---- planned runs without a row ----
+
+export interface FailedRun {
+  run: string;
+  reason: string;
+}
+
+/** Groups of the same reason (run ids collapsed), for notebook 07: "not reached (the guest timed out)" × 15: 022–036. */
+export function failureReasons(plan: readonly { id: string }[], failed: readonly FailedRun[]): { reason: string; runs: string[]; count: number; ofPlanned: number }[] {
+  const planned = new Set(plan.map((p) => p.id));
+  for (const f of failed) if (!planned.has(f.run)) throw new RangeError(`failed run ${f.run} is not in the plan`);
+  const norm = (r: string) => r.replace(/\/[^\s:]*\/runs\/\d+/g, "…/runs/N").replace(/run \d{3}/g, "run N");
+  const by = new Map<string, string[]>();
+  for (const f of failed) (by.get(norm(f.reason)) ?? by.set(norm(f.reason), []).get(norm(f.reason))!).push(f.run);
+  return [...by].map(([reason, runs]) => ({ reason, runs: runs.sort(), count: runs.length, ofPlanned: planned.size })).sort((a, b) => b.count - a.count);
+}
