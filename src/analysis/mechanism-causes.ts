@@ -28,7 +28,7 @@ export function wilson(k: number, n: number, level = 0.95): Proportion {
   const d = 1 + (z * z) / n;
   const c = (p + (z * z) / (2 * n)) / d;
   const h = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
-  return { k, n, p, lo: Math.max(0, c - h), hi: Math.min(1, c + h) };
+  return { k, n, p, lo: k === 0 ? 0 : Math.max(0, c - h), hi: k === n ? 1 : Math.min(1, c + h) };
 }
 
 export interface AttributedRow {
@@ -106,7 +106,7 @@ export function causeTableRows(cells: readonly CauseCell[]): Record<string, stri
   }
   return [...byKey.values()].map((cs) => {
     const c0 = cs[0]!;
-    const row: Record<string, string | number> = { mode: c0.mode, pages: c0.pages, extension: c0.extension, hrtick: c0.hrtick, runs: c0.runs, holds: c0.holds, preemption: c0.where === "inKernel" ? "in kernel" : "at return", total: cs.reduce((a, c) => a + c.count, 0) };
+    const row: Record<string, string | number> = { mode: c0.mode, pages: c0.pages, extension: c0.extension, feature: c0.hrtick, runs: c0.runs, holds: c0.holds, preemption: c0.where === "inKernel" ? "in kernel" : "at return", total: cs.reduce((a, c) => a + c.count, 0) };
     for (const c of cs) if (c.count > 0 || c.cause !== "unattributed") row[c.cause] = c.count === 0 ? `0 [0, ${pct(c.share.hi)}] %` : `${c.count} (${pct(c.share.p)} [${pct(c.share.lo)}, ${pct(c.share.hi)}] %; ${f2(c.per1000.p)} /1k holds)`;
     return row;
   });
@@ -134,4 +134,61 @@ export function failureReasons(plan: readonly { id: string }[], failed: readonly
   const by = new Map<string, string[]>();
   for (const f of failed) (by.get(norm(f.reason)) ?? by.set(norm(f.reason), []).get(norm(f.reason))!).push(f.run);
   return [...by].map(([reason, runs]) => ({ reason, runs: runs.sort(), count: runs.length, ofPlanned: planned.size })).sort((a, b) => b.count - a.count);
+}
+
+// ---- which hypothesis, and why lazy behaves as it does ----
+
+/** The deciding functions (Linux 7.2.13), quoted by file:line for the answer sentence. */
+export const DECIDING_FUNCTIONS: Record<ReschedCause, string> = {
+  hrtick:
+    "the scheduler's high-resolution tick: with CONFIG_HRTIMER_REARM_DEFERRED=y, SCHED_FEAT(HRTICK, true) (kernel/sched/features.h:68-69); hrtick_start_fair arms it at the end of the slice (kernel/sched/fair.c:7873); hrtick (kernel/sched/core.c:918) calls task_tick(…, queued=1), and entity_tick then calls resched_curr (kernel/sched/fair.c:6656) — TIF_NEED_RESCHED in every mode, which raw_irqentry_exit_cond_resched's need_resched() → preempt_schedule_irq acts on inside the fault (kernel/entry/common.c:144-145)",
+  tick: "sched_tick → task_tick_fair → update_curr → resched_curr_lazy (kernel/sched/fair.c:2227; kernel/sched/core.c:1268)",
+  "tick-escalation": "sched_tick's upgrade of a pending lazy request: resched_curr when dynamic_preempt_lazy() and TIF_NEED_RESCHED_LAZY (kernel/sched/core.c:5811-5812), then need_resched() → preempt_schedule_irq at the interrupt's exit (kernel/entry/common.c:144-145)",
+  "wakeup-rt-or-kthread": "wakeup_preempt (kernel/sched/core.c:2294-2303): resched_curr for a task of a higher class; wakeup_preempt_fair → resched_curr_lazy for a fair kernel thread (kernel/sched/fair.c:10137)",
+  "wakeup-preemption": "wakeup_preempt_fair → resched_curr_lazy (kernel/sched/fair.c:10137)",
+  hrtimer: "an hrtimer callback other than the ticks (kernel/time/hrtimer.c __hrtimer_run_queues)",
+  other: "another caller of __resched_curr (kernel/sched/core.c:1196)",
+  unattributed: "no request recorded between the holder's switch in and out",
+};
+
+export interface HypothesisVerdict {
+  /** H1: in-kernel preemption the extension cannot reach; H2: moved to the return, where it can. */
+  supported: "H1" | "H2" | "neither" | "not tested";
+  sentence: string;
+}
+
+/**
+ * Which of H1/H2 the attributed runs support, for one pages × extension
+ * slice (default 4k, off) and one hrtick setting: H2 needs lazy's in-kernel
+ * share clearly below full's (Wilson intervals of pooled counts, disjoint);
+ * H1 holds when lazy's in-kernel share's lower bound is above 0 and its
+ * interval overlaps or exceeds full's. The sentence names lazy's dominant
+ * in-kernel cause, its share, and the function that decides it.
+ */
+export function hypothesisVerdict(cells: readonly CauseCell[], o: { pages?: string; extension?: string; hrtick?: string; label: string } ): HypothesisVerdict {
+  const pages = o.pages ?? "4k";
+  const extension = o.extension ?? "off";
+  const pick = (mode: string, where: "inKernel" | "atReturn") => cells.filter((c) => c.mode === mode && c.pages === pages && c.extension === extension && c.where === where && (o.hrtick === undefined || c.hrtick === o.hrtick));
+  const sum = (xs: CauseCell[]) => xs.reduce((a, c) => a + c.count, 0);
+  const kL = sum(pick("lazy", "inKernel"));
+  const rL = sum(pick("lazy", "atReturn"));
+  const kF = sum(pick("full", "inKernel"));
+  const rF = sum(pick("full", "atReturn"));
+  if (kL + rL === 0 || kF + rF === 0) return { supported: "not tested", sentence: `${o.label}: no attributed holder preemption in lazy or full (${pages}, extension ${extension}).` };
+  const sl = wilson(kL, kL + rL);
+  const sf = wilson(kF, kF + rF);
+  const pc = (p: Proportion) => `${pct(p.p)} % [${pct(p.lo)}, ${pct(p.hi)}] (${p.k} of ${p.n})`;
+  const dom = dominantCause(cells, { mode: "lazy", pages, extension, hrtick: o.hrtick });
+  const domTxt = dom && dom.count > 0 ? ` ${pct(dom.share.p)} % [${pct(dom.share.lo)}, ${pct(dom.share.hi)}] of lazy's in-kernel preemptions (${dom.count} of ${kL}) were set by ${dom.cause}: ${DECIDING_FUNCTIONS[dom.cause]}.` : "";
+  const domRet = dominantCause(cells, { mode: "lazy", pages, extension, hrtick: o.hrtick }, "atReturn");
+  const retTxt = domRet && domRet.count > 0 ? ` At the return, lazy's most frequent cause was ${domRet.cause} (${domRet.count} of ${rL}).` : "";
+  let supported: HypothesisVerdict["supported"];
+  if (sl.hi < sf.lo) supported = "H2";
+  else if (sl.lo > 0) supported = "H1";
+  else supported = "neither";
+  const what = supported === "H2" ? "support H2: lazy moved holder preemptions out of the kernel" : supported === "H1" ? "support H1: under lazy holders are still preempted inside the kernel, where the extension cannot act" : "decide neither";
+  return {
+    supported,
+    sentence: `${o.label} (${pages} pages, extension ${extension}${o.hrtick ? `, ${o.hrtick}` : ""}): the in-kernel share of holder preemptions was ${pc(sl)} under lazy and ${pc(sf)} under full, so the data ${what}.${domTxt}${retTxt}`,
+  };
 }
