@@ -99,3 +99,17 @@ test("grantArithmetic: touched holds = grants + cleared; observed grants against
   ]);
   assert.deepEqual(cells.map((c) => [c.expected, c.observed]), [[20, 15]]);
 });
+
+test("the item-5 records: the loaders give the counters the records' own tables show (warm-ups left out)", async () => {
+  const { evictionGrantCells, dipietroGrantCells } = await import("../src/analysis/mechanism-grants.js");
+  const { repoRoot } = await import("../src/util/paths.js");
+  const { join } = await import("node:path");
+  const ev = evictionGrantCells(join(repoRoot(), "data/runs/vm-eviction-20261130c"));
+  // vm-eviction-compare-20261130c/table.md: full 1221966 requests, 145 grants, 6503 revoked; lazy 1511179, 82, 6442
+  assert.deepEqual(ev.map((c) => [c.requests, c.grants, c.clearedWithoutGrant]), [[1221966, 145, 6503], [1511179, 82, 6442]]);
+  const dp = dipietroGrantCells(join(repoRoot(), "data/runs/dipietro-2026/20261201T223016Z"));
+  assert.equal(dp[0]!.requests, 108020);
+  assert.equal(dp[0]!.grants, 2);
+  assert.equal(dp[0]!.clearedWithoutGrant, 1067);
+  assert.ok(dp[0]!.grantedShareOfTouched < 0.01);
+});

@@ -145,3 +145,54 @@ export function microGrantCells(rows: readonly MicroGrantRow[]): MicroGrantCell[
   }
   return out;
 }
+
+// ---- the two records of issue 26 item 5 ----
+
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ParseError, UserError } from "../util/errors.js";
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new ParseError(file, 1, "a JSON result", (e as Error).message.slice(0, 120));
+  }
+}
+
+interface ResultJson {
+  warmup?: boolean;
+  workloads?: { sliceExtension?: { countersDelta?: Record<string, number> } }[];
+}
+
+function seriesDeltas(runsDir: string, keep: (name: string) => boolean): Record<string, number>[] {
+  if (!existsSync(runsDir)) throw new UserError(`${runsDir}: no such directory`);
+  const out: Record<string, number>[] = [];
+  for (const d of readdirSync(runsDir).sort()) {
+    if (!keep(d)) continue;
+    const f = join(runsDir, d, "result.json");
+    const r = readJson(f) as ResultJson;
+    if (r.warmup) continue;
+    const c = r.workloads?.[0]?.sliceExtension?.countersDelta;
+    if (!c) throw new ParseError(f, 1, "workloads[0].sliceExtension.countersDelta", "none");
+    out.push(c);
+  }
+  return out;
+}
+
+/** vm-eviction-20261130c (the batch behind vm-eviction-compare-20261130c): v1 counters of the measured extension-on runs (warm-ups left out, as the comparison does), per mode. */
+export function evictionGrantCells(batchDir: string): GrantArithmetic[] {
+  return ["full-7.2.13", "lazy-7.2.13"].map((m) => {
+    const ds = seriesDeltas(join(batchDir, m, "vm", "series", "runs"), (d) => d.endsWith("-on"));
+    return grantArithmetic(v1Counters(`${m.split("-")[0]} (v1, on)`, ds.map((d) => ({ requests: d.requests ?? NaN, grants: d.grants ?? NaN, revoked: d.revoked ?? NaN }))));
+  });
+}
+
+/** dipietro-2026/20261201T223016Z: v2 counters of the extension-all runs, per mode. */
+export function dipietroGrantCells(recordDir: string): GrantArithmetic[] {
+  const runs = join(recordDir, "series", "runs");
+  return ["full", "lazy"].map((m) => {
+    const ds = seriesDeltas(runs, (d) => d.includes(`mode-${m}.`) && d.endsWith("extension-all"));
+    return grantArithmetic(v2Counters(`${m} (v2, all)`, ds as unknown as V2Delta[]));
+  });
+}
