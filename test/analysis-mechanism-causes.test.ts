@@ -113,3 +113,22 @@ test("the item-5 records: the loaders give the counters the records' own tables 
   assert.equal(dp[0]!.clearedWithoutGrant, 1067);
   assert.ok(dp[0]!.grantedShareOfTouched < 0.01);
 });
+
+test("knownCaseChecks: pass, fail and no run for each known case", async () => {
+  const { knownCaseChecks } = await import("../src/analysis/mechanism-causes.js");
+  const base = { run: "1", pages: "4k-prefault", extension: "off", holds: 1000, kernelFault: 0, kernelOther: 0, returnFault: 0, returnInterrupt: 0, returnSyscall: 0 };
+  const w = (inKernel: Record<string, number>) => ({ inKernel: { user: 0, fault: 0, syscall: 0, kernel: 0, unknown: 0, ...inKernel }, atReturn: { user: 0, fault: 0, syscall: 0, kernel: 0, unknown: 0 } });
+  const good = knownCaseChecks({
+    syscall: [{ ...base, mode: "full", kernelOther: 12, attribution: { causes: counts({ hrtick: 12 }, {}), where: w({ syscall: 12 }) } }],
+    quiet: [{ ...base, mode: "full", returnInterrupt: 30 }, { ...base, mode: "lazy", returnInterrupt: 25 }],
+    longFault: [{ ...base, mode: "lazy", pages: "thp", kernelFault: 3, attribution: { causes: counts({ "tick-escalation": 3 }, {}), schedFeatures: "NO_HRTICK" } }],
+  });
+  assert.deepEqual(good.map((c) => c.pass), [true, true, true]);
+  const bad = knownCaseChecks({
+    syscall: [{ ...base, mode: "full", kernelOther: 12, kernelFault: 1, attribution: { causes: counts({}, {}), where: w({ syscall: 12 }) } }],
+    quiet: [{ ...base, mode: "lazy", kernelFault: 1, returnInterrupt: 25 }],
+    longFault: [{ ...base, mode: "lazy", pages: "thp", kernelFault: 3, attribution: { causes: counts({ hrtick: 3 }, {}), schedFeatures: "NO_HRTICK" } }],
+  });
+  assert.deepEqual(bad.map((c) => c.pass), [false, false, false]);
+  assert.deepEqual(knownCaseChecks({ syscall: [], quiet: [], longFault: [] }).map((c) => c.pass), [null, null, null]);
+});

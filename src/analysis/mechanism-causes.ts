@@ -192,3 +192,54 @@ export function hypothesisVerdict(cells: readonly CauseCell[], o: { pages?: stri
     sentence: `${o.label} (${pages} pages, extension ${extension}${o.hrtick ? `, ${o.hrtick}` : ""}): the in-kernel share of holder preemptions was ${pc(sl)} under lazy and ${pc(sf)} under full, so the data ${what}.${domTxt}${retTxt}`,
   };
 }
+
+// ---- issue 26 item 2: the classifier against runs whose answer is known ----
+
+export interface KnownCaseRow extends AttributedRow {
+  kernelFault: number;
+  kernelOther: number;
+  returnFault: number;
+  returnInterrupt: number;
+  returnSyscall: number;
+  attribution?: (AttributedRow["attribution"] & { where?: Record<"inKernel" | "atReturn", Record<string, number>> }) | null;
+}
+
+export interface KnownCaseCheck {
+  case: string;
+  expected: string;
+  observed: string;
+  /** null: no run of this case. */
+  pass: boolean | null;
+}
+
+const sumOf = <T>(xs: readonly T[], f: (x: T) => number) => xs.reduce((a, x) => a + f(x), 0);
+
+/**
+ * syscall: runs with --syscall-in-cs and pre-faulted pages (full): in-kernel
+ * preemptions are kernel-other, never kernel-fault, with the deciding request
+ * made while the holder was in the syscall. quiet: pre-faulted, no syscall in
+ * the section (full and lazy): no in-kernel preemption, at-return ones from an
+ * interrupt. longFault: 2 MB first touches (thp) under lazy with NO_HRTICK: at
+ * least one in-fault preemption set by sched_tick's escalation, none by the hrtick.
+ */
+export function knownCaseChecks(c: { syscall: readonly KnownCaseRow[]; quiet: readonly KnownCaseRow[]; longFault: readonly KnownCaseRow[] }): KnownCaseCheck[] {
+  const out: KnownCaseCheck[] = [];
+  const sys = c.syscall.filter((r) => r.mode === "full");
+  if (sys.length === 0) out.push({ case: "long syscall (full)", expected: "in-kernel preemptions are kernel-other, requests made in the syscall", observed: "no run", pass: null });
+  else {
+    const ko = sumOf(sys, (r) => r.kernelOther), kf = sumOf(sys, (r) => r.kernelFault), inSys = sumOf(sys, (r) => r.attribution?.where?.inKernel?.syscall ?? 0);
+    out.push({ case: "long syscall (full)", expected: "kernel-other > 0, kernel-fault = 0, deciding requests made in the syscall > 0", observed: `kernel-other ${ko}, kernel-fault ${kf}, requests in the syscall ${inSys} (${sys.length} runs)`, pass: ko > 0 && kf === 0 && inSys > 0 });
+  }
+  if (c.quiet.length === 0) out.push({ case: "no fault, no syscall", expected: "no in-kernel preemption", observed: "no run", pass: null });
+  else {
+    const k = sumOf(c.quiet, (r) => r.kernelFault + r.kernelOther), ri = sumOf(c.quiet, (r) => r.returnInterrupt), rf = sumOf(c.quiet, (r) => r.returnFault + r.returnSyscall);
+    out.push({ case: "no fault, no syscall", expected: "in-kernel 0, return-from-interrupt > 0, return from a fault or syscall 0", observed: `in-kernel ${k}, return-interrupt ${ri}, return-fault/syscall ${rf} (${c.quiet.length} runs: ${[...new Set(c.quiet.map((r) => r.mode))].join(", ")})`, pass: k === 0 && ri > 0 && rf === 0 });
+  }
+  const lf = c.longFault.filter((r) => r.mode === "lazy" && hrtickOf(r.attribution?.schedFeatures) === "NO_HRTICK");
+  if (lf.length === 0) out.push({ case: "long fault (lazy, NO_HRTICK)", expected: "an in-fault preemption set by sched_tick's escalation", observed: "no run", pass: null });
+  else {
+    const esc = sumOf(lf, (r) => r.attribution?.causes.inKernel["tick-escalation"] ?? 0), hr = sumOf(lf, (r) => r.attribution?.causes.inKernel.hrtick ?? 0), kf = sumOf(lf, (r) => r.kernelFault);
+    out.push({ case: "long fault (lazy, NO_HRTICK)", expected: "in-kernel preemptions by tick-escalation > 0, by the hrtick 0", observed: `in-fault ${kf}, in-kernel by tick-escalation ${esc}, by the hrtick ${hr} (${lf.length} runs)`, pass: esc > 0 && hr === 0 });
+  }
+  return out;
+}
