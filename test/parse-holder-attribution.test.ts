@@ -139,3 +139,12 @@ test("a request made on another CPU counts for the holder only when it wakes a t
   assert.equal(a[1]!.cause, "wakeup-rt-or-kthread");
   assert.equal(a[1]!.where, "syscall");
 });
+
+test("timerSummary counts hrtimer expiries by callback and the tick's spacing", async () => {
+  const { timerSummary } = await import("../src/parse/holder-trace.js");
+  const t = parseHolderTrace(TEXT, "constructed");
+  const s = timerSummary(t);
+  assert.equal(s.hrtimerByFunction.hrtick, 1);
+  assert.equal(s.timerIrqs, 2);
+  assert.equal(s.tickIntervalMedianNs, null, "no tick_nohz_handler expiry in this trace");
+});

@@ -625,3 +625,23 @@ export function countCauses(a: Attribution[]): CauseCounts {
   }
   return out;
 }
+
+/** How the (emulated) machine delivered timers in a trace: hrtimer expiries by callback, and the spacing of the periodic tick. */
+export function timerSummary(t: HolderTrace): { hrtimerByFunction: Record<string, number>; timerIrqs: number; reschedIpis: number; tickIntervalMedianNs: number | null; tickIntervalP90Ns: number | null } {
+  const by: Record<string, number> = {};
+  const ticks: number[] = [];
+  let timerIrqs = 0;
+  let ipis = 0;
+  for (const a of t.around) {
+    if (a.kind === "hrtimer") {
+      const f = a.target ?? "?";
+      by[f] = (by[f] ?? 0) + 1;
+      if (f === "tick_nohz_handler" || f === "tick_sched_timer") ticks.push(a.tsNs);
+    } else if (a.kind === "timer-irq") timerIrqs++;
+    else if (a.kind === "resched-ipi") ipis++;
+  }
+  ticks.sort((a, b) => a - b);
+  const gaps = ticks.slice(1).map((x, i) => x - ticks[i]!).sort((a, b) => a - b);
+  const q = (p: number) => (gaps.length ? gaps[Math.min(gaps.length - 1, Math.floor(p * gaps.length))]! : null);
+  return { hrtimerByFunction: by, timerIrqs, reschedIpis: ipis, tickIntervalMedianNs: q(0.5), tickIntervalP90Ns: q(0.9) };
+}

@@ -18,7 +18,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { buildMicro, microArgs, parseMicroOutput, MICRO_ENV, type MicroOptions } from "../micro/driver.js";
-import { attributeDeschedulings, countCauses, parseHolderTrace, summariseHolderTrace, type Attribution, type CauseCounts, type HolderWhere, type HolderTraceSummary } from "../parse/holder-trace.js";
+import { attributeDeschedulings, countCauses, timerSummary, parseHolderTrace, summariseHolderTrace, type Attribution, type CauseCounts, type HolderWhere, type HolderTraceSummary } from "../parse/holder-trace.js";
 import { diffRseqStats, parseRseqStats } from "../parse/rseq-stats.js";
 import { blockedPlan, factorial, type PlanSlot } from "./blocked-plan.js";
 import type { HolderDeschedCounts } from "../analysis/mechanism.js";
@@ -302,6 +302,8 @@ export interface RunAttribution {
   afterLazy: Record<string, number>;
   /** sched/features at the run (HRTICK or NO_HRTICK …). */
   schedFeatures: string | null;
+  /** How the (emulated) machine delivered timers during the run. */
+  timers?: ReturnType<typeof timerSummary>;
 }
 
 /** Reduces a run's attributions to counts. */
@@ -378,7 +380,7 @@ export function rowFromRunDir(dir: string, r: PlannedRun, ctx: { kernelRelease: 
     preemptMarkDisagree: s.preemptMarkAgreement.disagree,
   };
   if (existsSync(join(dir, "..", "..", "attribution")) || trace.resched.length > 0) {
-    row.attribution = runAttribution(attributeDeschedulings(trace, row.modeActive), trace.resched, readIf(join(dir, "sched-features"))?.trim() ?? null);
+    row.attribution = { ...runAttribution(attributeDeschedulings(trace, row.modeActive), trace.resched, readIf(join(dir, "sched-features"))?.trim() ?? null), timers: timerSummary(trace) };
   }
   return { row, summary: s };
 }
