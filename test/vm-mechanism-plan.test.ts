@@ -108,7 +108,7 @@ test("guestMechanismScript with attribution (issue 26): valid sh, function trace
   assert.match(script, /shmem_enabled/);
   assert.match(script, /irq_vectors\/local_timer_entry/);
   const run = script.split("\n").find((l) => /^run 001 /.test(l))!;
-  assert.match(run, /'--pages' 'thp'.*'--syscall-in-cs' '65536'$/);
+  assert.match(run, /--pages thp .*--syscall-in-cs 65536$/);
   assert.throws(() => guestMechanismScript({ lhp: "x", runs: plan, shape: defaultShape(), bufferKb: 1, attribution: { schedFeatures: ["HRTICK; rm -rf /"] } }), /--sched-features/);
   // without attribution nothing of it is in the script
   assert.doesNotMatch(guestMechanismScript({ lhp: "x", runs: plan, shape: defaultShape(), bufferKb: 1 }), /set_ftrace_filter/);
