@@ -122,8 +122,23 @@ test("P2 (no grant in the kernel): refuted only when on clearly lowers in-kernel
   assert.equal(p.evaluate(mk(40, 2)).verdict, "refuted");
 });
 
-test("P3/P4 (in-fault preemption under full / lazy): confirmed, refuted at zero, undecided when the interval reaches 0", () => {
-  for (const [id, mode] of [["P3-full-preempts-in-fault", "full"], ["P4-lazy-escalates-in-fault", "lazy"]] as const) {
+test("P4 (issue 26): lazy's in-fault rate is compared with full's, not only with 0", () => {
+  const p = PREDICTIONS.find((x) => x.id === "P4-lazy-escalates-in-fault")!;
+  const mk = (lazy: number, full: number) => [
+    ...cell("lazy", "4k", "off", 4, (i) => ({ kernelFault: lazy === 0 ? 0 : noisy(lazy, i) })),
+    ...cell("full", "4k", "off", 4, (i) => ({ kernelFault: noisy(full, i) })),
+  ];
+  assert.equal(p.evaluate(mk(3, 30)).verdict, "confirmed", "lower than full and above 0");
+  assert.equal(p.evaluate(mk(30, 30)).verdict, "refuted", "as high as full: the interval excludes a halving");
+  assert.equal(p.evaluate(mk(0, 30)).verdict, "refuted", "none at all");
+  const wide = [...cell("lazy", "4k", "off", 3, (i) => ({ kernelFault: [0, 30, 2][i]! })), ...cell("full", "4k", "off", 3, (i) => ({ kernelFault: [1, 25, 5][i]! }))];
+  assert.equal(p.evaluate(wide).verdict, "undecided");
+  assert.equal(p.evaluate(cell("lazy", "4k", "off", 4, (i) => ({ kernelFault: noisy(10, i) }))).verdict, "not tested", "no full cell to compare with");
+  assert.match(p.evaluate(mk(30, 30)).evidence, /lazy − full/);
+});
+
+test("P3 (in-fault preemption under full): confirmed, refuted at zero, undecided when the interval reaches 0", () => {
+  for (const [id, mode] of [["P3-full-preempts-in-fault", "full"]] as const) {
     const p = PREDICTIONS.find((x) => x.id === id)!;
     assert.equal(p.evaluate(cell(mode, "4k", "off", 4, (i) => ({ kernelFault: noisy(10, i) }))).verdict, "confirmed", id);
     assert.equal(p.evaluate(cell(mode, "4k", "off", 4, () => ({ kernelFault: 0 }))).verdict, "refuted", id);
@@ -131,7 +146,7 @@ test("P3/P4 (in-fault preemption under full / lazy): confirmed, refuted at zero,
   }
 });
 
-test("P5 (lazy concentrates at the fault return): compares the shares' intervals", () => {
+test("P5 (issue 26): Wilson intervals of the pooled shares; none at all under lazy among many at-return preemptions refutes", () => {
   const p = PREDICTIONS.find((x) => x.id === "P5-lazy-concentrates-at-fault-return")!;
   const mk = (lazyFault: number, fullFault: number) => [
     ...cell("lazy", "4k", "off", 5, (i) => ({ returnFault: noisy(lazyFault, i), returnInterrupt: noisy(20, i) })),
@@ -139,10 +154,15 @@ test("P5 (lazy concentrates at the fault return): compares the shares' intervals
   ];
   assert.equal(p.evaluate(mk(80, 5)).verdict, "confirmed");
   assert.equal(p.evaluate(mk(5, 80)).verdict, "refuted");
-  // No preemption at a fault's return in either mode: nothing was compared, so not tested (not "undecided").
+  // None in either mode with 104 at-return preemptions under lazy: Wilson upper bound 3.5 % < 5 %.
   const none = p.evaluate(["lazy", "full"].flatMap((m) => cell(m, "4k", "off", 5, (i) => ({ returnFault: 0, returnInterrupt: noisy(20, i) }))));
-  assert.equal(none.verdict, "not tested");
-  assert.match(none.evidence, /no holder was preempted at the return from a fault in either mode/);
+  assert.equal(none.verdict, "refuted");
+  assert.match(none.evidence, /lazy 0 of 104/);
+  // Too few at-return preemptions to bound the share below 5 %: undecided.
+  const few = p.evaluate(["lazy", "full"].flatMap((m) => cell(m, "4k", "off", 2, () => ({ returnFault: 0, returnInterrupt: 3 }))));
+  assert.equal(few.verdict, "undecided");
+  const nothing = p.evaluate(["lazy", "full"].flatMap((m) => cell(m, "4k", "off", 2, () => ({}))));
+  assert.equal(nothing.verdict, "not tested");
 });
 
 test("P6 (huge pages): confirmed when faults and in-kernel preemptions vanish, refuted when they do not fall", () => {

@@ -96,3 +96,20 @@ test("planRuns gives again the plan of committed records from their command line
     }
   }
 });
+
+test("guestMechanismScript with attribution (issue 26): valid sh, function tracer on __resched_curr with stacks, events, features, extra micro args", () => {
+  const plan = planRuns({ blocks: 1, modes: ["lazy"], pages: ["thp"], extensions: ["off"], seed: 1 });
+  const script = guestMechanismScript({ lhp: "/cache/micro/lhp-x", runs: plan, shape: defaultShape(), bufferKb: 1024, attribution: { schedFeatures: ["NO_HRTICK"], extraMicroArgs: ["--syscall-in-cs", "65536"], thp: true } });
+  const sh = spawnSync("sh", ["-n", "-c", script], { encoding: "utf8" });
+  assert.equal(sh.status, 0, sh.stderr);
+  assert.match(script, /echo __resched_curr > \$T\/set_ftrace_filter/);
+  assert.match(script, /echo 1 > \$T\/options\/func_stack_trace/);
+  assert.match(script, /echo NO_HRTICK > \$D\/sched\/features/);
+  assert.match(script, /shmem_enabled/);
+  assert.match(script, /irq_vectors\/local_timer_entry/);
+  const run = script.split("\n").find((l) => /^run 001 /.test(l))!;
+  assert.match(run, /--pages thp .*--syscall-in-cs 65536$/);
+  assert.throws(() => guestMechanismScript({ lhp: "x", runs: plan, shape: defaultShape(), bufferKb: 1, attribution: { schedFeatures: ["HRTICK; rm -rf /"] } }), /--sched-features/);
+  // without attribution nothing of it is in the script
+  assert.doesNotMatch(guestMechanismScript({ lhp: "x", runs: plan, shape: defaultShape(), bufferKb: 1 }), /set_ftrace_filter/);
+});

@@ -5,6 +5,7 @@
  * it from the rows. Read from the tree the kit fetches
  * (linux-source-7.2 7.2.13-1); function and file names, no verbatim code.
  */
+import { wilson } from "./mechanism-causes.js";
 import { cellRows, extensionEffect, kernelOf, RATES, ratioOfSums, returnOf, tInterval, welchDiff, type FactorialRow, type Interval } from "./mechanism.js";
 
 export type Verdict = "confirmed" | "refuted" | "undecided" | "not tested";
@@ -136,48 +137,50 @@ export const PREDICTIONS: Prediction[] = [
   },
   {
     id: "P4-lazy-escalates-in-fault",
-    source: "sched_tick: resched_curr when dynamic_preempt_lazy() and TIF_NEED_RESCHED_LAZY (kernel/sched/core.c); resched_curr_lazy (kernel/sched/core.c, fair.c)",
+    source: "sched_tick: resched_curr when dynamic_preempt_lazy() and TIF_NEED_RESCHED_LAZY (kernel/sched/core.c:5811-5812); resched_curr_lazy (kernel/sched/core.c:1268, fair.c update_curr:2227, wakeup_preempt_fair:10137)",
     statement:
       "Under lazy a fair-class reschedule sets only TIF_NEED_RESCHED_LAZY, which no in-kernel preemption point tests; but the next sched_tick upgrades a pending lazy request to TIF_NEED_RESCHED, so a holder still in the fault handler a tick later is preempted inside the kernel (H1).",
     prediction: "Under lazy with 4 KB pages and the extension off, in-fault holder preemptions also occur, at a lower rate than under full.",
-    rule: "lazy/4k/off: lower bound of the in-fault rate's 95 % interval above 0 → confirmed (H1 holds under lazy); no in-fault preemption at all → refuted; otherwise undecided. The comparison with full is reported, not part of the verdict.",
+    rule:
+      "(issue 26) lazy/4k/off and full/4k/off, ≥ 2 runs each; d = Welch 95 % interval of (lazy − full) in-fault preemptions per 1,000 holds. No in-fault preemption under lazy → refuted (they do not occur). d entirely below 0 and lazy's own 95 % lower bound above 0 → confirmed. d's lower bound above −½ × full's mean → refuted (the data exclude lazy's rate being below half of full's: the escalation needs a lazy request still pending at a second tick inside the same fault, so the source predicts a large reduction, not a small one). Otherwise undecided.",
     evaluate(rows) {
-      if (!has(rows, "lazy", "4k", "off")) return { verdict: "not tested", evidence: "cell lazy/4k/off missing" };
+      if (!has(rows, "lazy", "4k", "off") || !has(rows, "full", "4k", "off")) return { verdict: "not tested", evidence: "cell lazy/4k/off or full/4k/off has fewer than 2 runs" };
       const lz = cellRows(rows, { mode: "lazy", pages: "4k", extension: "off" });
-      const i = tInterval(lz.map(RATES.kernelFault));
+      const fu = cellRows(rows, { mode: "full", pages: "4k", extension: "off" });
+      const il = tInterval(lz.map(RATES.kernelFault));
+      const ifu = tInterval(fu.map(RATES.kernelFault));
       const total = lz.reduce((a, r) => a + r.kernelFault, 0);
-      let ev = `lazy: ${total} in-fault preemptions in ${lz.length} runs; ${iv(i)} per 1,000 holds`;
-      if (has(rows, "full", "4k", "off")) {
-        const d = welchDiff(cellRows(rows, { mode: "full", pages: "4k", extension: "off" }).map(RATES.kernelFault), lz.map(RATES.kernelFault));
-        ev += `; lazy − full ${iv(d)}`;
-      }
+      const d = welchDiff(fu.map(RATES.kernelFault), lz.map(RATES.kernelFault));
+      const ev = `lazy: ${total} in-fault preemptions in ${lz.length} runs, ${iv(il)} per 1,000 holds; full: ${iv(ifu)}; lazy − full ${iv(d)} (refuted above ${f2(-0.5 * ifu.mean)})`;
       if (total === 0) return { verdict: "refuted", evidence: ev };
-      return { verdict: i.lo > 0 ? "confirmed" : "undecided", evidence: ev };
+      if (sign(d) === "unknown") return { verdict: "undecided", evidence: ev };
+      if (d.hi < 0 && il.lo > 0) return { verdict: "confirmed", evidence: ev };
+      if (d.lo > -0.5 * ifu.mean) return { verdict: "refuted", evidence: ev };
+      return { verdict: "undecided", evidence: ev };
     },
   },
   {
     id: "P5-lazy-concentrates-at-fault-return",
-    source: "__resched_curr: a lazy request sets TIF_NEED_RESCHED_LAZY without an IPI (kernel/sched/core.c); exit_to_user_mode_loop tests it on every return (kernel/entry/common.c)",
+    source: "__resched_curr: a lazy request sets TIF_NEED_RESCHED_LAZY without an IPI (kernel/sched/core.c:1196-1230); exit_to_user_mode_loop tests it on every return (kernel/entry/common.c)",
     statement:
       "A lazy request made while the holder runs in user mode waits for the next kernel entry; a minor fault taken under the lock is such an entry, so under lazy more of the preemptions at the return are returns from a fault than under full (H2).",
     prediction: "With 4 KB pages and the extension off, the share of return-from-fault among at-return preemptions is higher under lazy than under full.",
-    rule: "bootstrap 95 % intervals (over runs) of the share in lazy and full: lazy's lower bound above full's upper bound → confirmed; lazy's upper bound below full's lower bound → refuted; no return-from-fault preemption in either mode → not tested (nothing to compare); otherwise undecided.",
+    rule:
+      "(issue 26) pooled counts over runs, Wilson 95 % intervals of the share in lazy and in full (≥ 2 runs each): lazy's lower bound above full's upper bound → confirmed; lazy's upper bound below full's lower bound → refuted; no return-from-fault preemption under lazy with lazy's upper bound below 5 % → refuted (the preemptions did not concentrate there: H2 needs a sizeable share); no at-return preemption under lazy → not tested; otherwise undecided.",
     evaluate(rows) {
       if (!has(rows, "lazy", "4k", "off") || !has(rows, "full", "4k", "off")) return { verdict: "not tested", evidence: "cells missing" };
-      const faultReturns = (m: string) => cellRows(rows, { mode: m, pages: "4k", extension: "off" }).reduce((a, r) => a + r.returnFault, 0);
-      if (faultReturns("lazy") === 0 && faultReturns("full") === 0) {
-        return { verdict: "not tested", evidence: "no holder was preempted at the return from a fault in either mode (4 KB pages, extension off)" };
-      }
       const share = (m: string) => {
         const rs = cellRows(rows, { mode: m, pages: "4k", extension: "off" });
-        return ratioOfSums(rs.map((r) => r.returnFault), rs.map(returnOf));
+        return wilson(rs.reduce((a, r) => a + r.returnFault, 0), rs.reduce((a, r) => a + returnOf(r), 0));
       };
       const l = share("lazy");
       const fu = share("full");
-      const ev = `share of return-from-fault: lazy ${iv(l, 100)} %, full ${iv(fu, 100)} %`;
-      if (!Number.isFinite(l.lo) || !Number.isFinite(fu.lo)) return { verdict: "undecided", evidence: ev };
-      if (l.lo > fu.hi) return { verdict: "confirmed", evidence: ev };
-      if (l.hi < fu.lo) return { verdict: "refuted", evidence: ev };
+      const p = (x: { k: number; n: number; p: number; lo: number; hi: number }) => `${x.k} of ${x.n} (${f2(100 * x.p)} % [${f2(100 * x.lo)}, ${f2(100 * x.hi)}])`;
+      const ev = `return-from-fault among at-return preemptions: lazy ${p(l)}, full ${p(fu)}`;
+      if (l.n === 0) return { verdict: "not tested", evidence: ev };
+      if (fu.n > 0 && l.lo > fu.hi) return { verdict: "confirmed", evidence: ev };
+      if (fu.n > 0 && l.hi < fu.lo) return { verdict: "refuted", evidence: ev };
+      if (l.k === 0 && l.hi < 0.05) return { verdict: "refuted", evidence: ev };
       return { verdict: "undecided", evidence: ev };
     },
   },

@@ -45,7 +45,8 @@ export function loadMechanismGroups(root: string): MechRecordGroup[] {
     const kind: MechRecordGroup["kind"] = pg ? "pg" : accel === "host" ? "micro-host" : "micro-vm";
     const release = String(prov.kernel?.release ?? "unknown");
     const cpus = Number(prov.vm?.cpus ?? 0);
-    const key = JSON.stringify([kind, release, accel, cpus, prov.shape ?? null]);
+    // issue 26: attributed runs (--attribute, sched/features, extra micro arguments) are their own groups
+    const key = JSON.stringify([kind, release, accel, cpus, prov.shape ?? null, prov.guest?.attribution ?? null]);
     const tagged = rows.map((r: any) => ({ ...r, run: `${name}/${r.run}` }));
     const g = groups.get(key);
     if (!g) {
@@ -84,6 +85,18 @@ export function pickMechanismGroups(groups: readonly MechRecordGroup[]): {
   const pg = most(groups.filter((g) => g.kind === "pg"));
   const rows = [...(vm?.rows ?? []), ...((noneVm ?? host)?.rows ?? [])];
   return { vm, noneVm, host, tcg, pg, rows };
+}
+
+/** Issue 26: the micro groups made with --attribute (each a distinct set-up: sched/features, extra micro arguments). */
+export function attributionGroups(groups: readonly MechRecordGroup[]): MechRecordGroup[] {
+  return groups.filter((g) => g.kind === "micro-vm" && g.prov.guest?.attribution);
+}
+
+/** A short label of an attributed group's set-up ("NO_HRTICK; --syscall-in-cs 262144"). */
+export function attributionLabel(g: MechRecordGroup): string {
+  const a = g.prov.guest?.attribution ?? {};
+  const parts = [...(a.schedFeatures ?? []), ...(a.extraMicroArgs?.length ? [a.extraMicroArgs.join(" ")] : [])];
+  return parts.length ? parts.join("; ") : "default features (HRTICK)";
 }
 
 /** One line describing a micro group: records, runs, kernel, accel, shape. */

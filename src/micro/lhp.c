@@ -543,6 +543,29 @@ static inline void log_hold(struct worker *w, uint64_t t0, uint64_t t1)
         w->log_lost++;
 }
 
+/* ---- issue 26 known cases (slicelab helper mech): --syscall-in-cs BYTES ----
+ * Each critical section also reads BYTES from /dev/zero: a holder that spends
+ * a known, long time inside a syscall (not a fault), so a classifier must put
+ * its in-kernel preemptions under kernel-other and its at-return ones under
+ * return-syscall. 0 (the default) leaves the section as it was. */
+static long ki_syscall_bytes;
+static int ki_zero_fd = -1;
+static char *ki_buf;
+static void ki_setup(void)
+{
+    if (ki_syscall_bytes <= 0)
+        return;
+    ki_zero_fd = open("/dev/zero", O_RDONLY);
+    ki_buf = malloc((size_t)ki_syscall_bytes);
+    if (ki_zero_fd < 0 || !ki_buf) { fprintf(stderr, "lhp: --syscall-in-cs: %s\n", strerror(errno)); exit(2); }
+    memset(ki_buf, 1, (size_t)ki_syscall_bytes);    /* no first-touch fault inside a section */
+}
+static inline void ki_syscall_in_cs(void)
+{
+    if (ki_syscall_bytes > 0 && read(ki_zero_fd, ki_buf, (size_t)ki_syscall_bytes) < 0) { perror("lhp: --syscall-in-cs read"); exit(2); }
+}
+/* ---- end of the issue 26 known-case hunk ---- */
+
 /* the measured loop; HOOKED is a constant, so "none" has no hook code at all */
 static inline __attribute__((always_inline)) void worker_loop(struct worker *w, const int hooked)
 {
@@ -594,6 +617,7 @@ static inline __attribute__((always_inline)) void worker_loop(struct worker *w, 
             spin_work(part);
         } else
             spin_work(cs_loops);
+        ki_syscall_in_cs();     /* issue 26 known case (no-op by default) */
         uint64_t t1 = timing ? now_ns() : 0;
         lock_release(&the_lock);
         if (hooked)
@@ -681,6 +705,7 @@ static void usage(void)
             "usage: lhp [--threads T] [--hogs H] [--cs-ns L] [--think-ns N] [--duration S]\n"
             "           [--extension off|on|simulate|none] [--no-hold-times]\n"
             "           [--fault-in-cs] [--fault-every K] [--pages 4k|hugetlb|thp] [--region-mib M] [--prefault]\n"
+            "           [--syscall-in-cs BYTES]  (issue 26 known case: read BYTES of /dev/zero in each section)\n"
             "           [--backoff spin|slock] [--inner-locks N] [--jitter-pct P] [--seed S]\n"
             "           [--hold-log FILE] [--log-min-ns N] [--pin-cpus N]\n");
     exit(2);
@@ -848,6 +873,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--hogs")) cfg.hogs = (int)parse_long("hogs", v, 0);
         else if (!strcmp(a, "--cs-ns")) cfg.cs_ns = parse_long("cs-ns", v, 0);
         else if (!strcmp(a, "--think-ns")) cfg.think_ns = parse_long("think-ns", v, 0);
+        else if (!strcmp(a, "--syscall-in-cs")) ki_syscall_bytes = parse_long("syscall-in-cs", v, 0);     /* issue 26 known case */
         else if (!strcmp(a, "--fault-every")) cfg.fault_every = parse_long("fault-every", v, 1);
         else if (!strcmp(a, "--region-mib")) cfg.region_mib = parse_long("region-mib", v, 2);
         else if (!strcmp(a, "--pin-cpus")) cfg.pin_cpus = (int)parse_long("pin-cpus", v, 1);
@@ -885,6 +911,7 @@ int main(int argc, char **argv)
         pin_process();
     if (cfg.fault_in_cs)
         setup_region();
+    ki_setup();     /* issue 26 known case (no-op by default) */
 
     probe_process();
     ext_mask = cfg.mode == MODE_ON || cfg.mode == MODE_SIMULATE;

@@ -14,11 +14,11 @@
  * reduces each run to one row; raw files stay in the work directory.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { buildMicro, microArgs, parseMicroOutput, MICRO_ENV, type MicroOptions } from "../micro/driver.js";
-import { parseHolderTrace, summariseHolderTrace, type HolderTraceSummary } from "../parse/holder-trace.js";
+import { attributeDeschedulings, countCauses, timerSummary, parseHolderTrace, summariseHolderTrace, type Attribution, type CauseCounts, type HolderWhere, type HolderTraceSummary } from "../parse/holder-trace.js";
 import { diffRseqStats, parseRseqStats } from "../parse/rseq-stats.js";
 import { blockedPlan, factorial, type PlanSlot } from "./blocked-plan.js";
 import type { HolderDeschedCounts } from "../analysis/mechanism.js";
@@ -30,7 +30,7 @@ import { utcStamp } from "../record/format.js";
 
 /** "current": leave the mode as it is (host runs: the mode is read, never changed). */
 export type PreemptMode = "full" | "lazy" | "none" | "current";
-export type PageLevel = "4k" | "4k-prefault" | "hugetlb";
+export type PageLevel = "4k" | "4k-prefault" | "hugetlb" | "thp";
 export type ExtLevel = "off" | "on";
 export const PAGE_LEVELS: readonly PageLevel[] = ["4k", "4k-prefault", "hugetlb"];
 
@@ -66,6 +66,12 @@ export interface MechanismOptions {
   logMinNs?: number;
   innerLocks?: number;
   timeoutS?: number;
+  /** Issue 26: trace what set each reschedule (see attributionSetup). */
+  attribute?: boolean;
+  /** Issue 26: debugfs sched/features words written once at boot (e.g. NO_HRTICK). */
+  schedFeatures?: string[];
+  /** Issue 26 known cases: micro-benchmark arguments appended to every run (e.g. --syscall-in-cs 65536). */
+  extraMicroArgs?: string[];
   /** Raw run directory (default: workDir()/mechanism/STAMP). */
   rawDir?: string;
   /** A plan made elsewhere (the model sweep: runs of several shapes in one boot) instead of planRuns over the levels. */
@@ -119,7 +125,7 @@ export function runMicroOptions(r: PlannedRun, boot: MicroShape): MicroOptions {
     csNs: s.csNs,
     durationS: s.durationS,
     extension: r.extension,
-    faultInCs: { pages: r.pages === "hugetlb" ? "hugetlb" : "4k", faultEvery: s.faultEvery, regionMiB: s.regionMiB, prefault: r.pages === "4k-prefault" },
+    faultInCs: { pages: r.pages === "hugetlb" ? "hugetlb" : r.pages === "thp" ? "thp" : "4k", faultEvery: s.faultEvery, regionMiB: s.regionMiB, prefault: r.pages === "4k-prefault" },
     jitterPct: s.jitterPct,
     innerLocks: s.innerLocks,
     seed: r.seed,
@@ -142,13 +148,13 @@ export function runMicroOptions(r: PlannedRun, boot: MicroShape): MicroOptions {
  * The tracing is skipped when $SLICELAB_NO_TRACE is 1 (each run's holder trace then
  * ends at the separator, and $O/traced says no).
  */
-export function guestMechanismScript(o: { lhp: string; runs: PlannedRun[]; shape: MicroShape; bufferKb: number; host?: boolean; resume?: boolean; lhpFromEnv?: boolean }): string {
+export function guestMechanismScript(o: { lhp: string; runs: PlannedRun[]; shape: MicroShape; bufferKb: number; host?: boolean; resume?: boolean; lhpFromEnv?: boolean; attribution?: AttributionSetup }): string {
   const hugePages = Math.ceil(o.shape.regionMiB / 2) + 8;
   const host = o.host === true;
   const resume = o.resume === true;
   const env = Object.entries(MICRO_ENV).map(([k, v]) => `${k}=${shQuote(v)}`).join(" ");
   const runs = o.runs
-    .map((r) => `run ${r.id} ${r.mode} ${r.block} ${microArgs(runMicroOptions(r, o.shape)).map(shQuote).join(" ")}`)
+    .map((r) => `run ${r.id} ${r.mode} ${r.block} ${[...microArgs(runMicroOptions(r, o.shape)), ...(o.attribution?.extraMicroArgs ?? [])].map(shQuote).join(" ")}`)
     .join("\n");
   const perBlock = new Set(o.runs.map((r) => r.block)).size > 0 ? Math.max(...[...countBy(o.runs.map((r) => r.block)).values()]) : 0;
   const traceSetup = `echo 0 > $T/tracing_on
@@ -158,7 +164,7 @@ ${host ? `echo 'prev_comm ~ "lhp-*" || next_comm ~ "lhp-*"' > $T/events/sched/sc
 ` : ""}echo 1 > $T/events/sched/sched_switch/enable || { note "sched_switch refused"; exit 3; }
 echo 'stacktrace if prev_comm ~ "lhp-w*"' > $T/events/sched/sched_switch/trigger || { note "stacktrace trigger refused"; exit 3; }
 for e in rseq_slice_grant rseq_slice_expire; do [ -e $T/events/rseq/$e/enable ] && echo 1 > $T/events/rseq/$e/enable; done
-cat $T/trace_clock > "$O/trace_clock"`;
+${o.attribution && !host ? attributionShell(o.attribution) : ""}cat $T/trace_clock > "$O/trace_clock"`;
   return `set -u
 O="$SLICELAB_VM_OUT"; T=/sys/kernel/tracing; D=/sys/kernel/debug; TR=1
 [ "\${SLICELAB_NO_TRACE:-0}" = 1 ] && TR=0
@@ -212,6 +218,7 @@ ${resume ? `  if [ -f "$R/status" ]; then SL_DONE=$((SL_DONE + 1)); echo "slicel
 ` : ""}  mkdir -p "$R"
   if [ "$mode" != current ]; then echo $mode > $D/sched/preempt || { note "run $id: sched/preempt $mode refused"; echo refused > "$R/status"; return; }; fi
   ${host ? `hostmode > "$R/preempt"` : `cat $D/sched/preempt > "$R/preempt"`}
+  cat $D/sched/features > "$R/sched-features" 2>/dev/null
   [ $TR = 1 ] && echo > $T/trace
   cat $D/rseq/stats > "$R/rseq-stats-before.txt" 2>/dev/null
   grep -E '^cpu[0-9 ]' /proc/stat > "$R/stat-before" 2>/dev/null
@@ -242,6 +249,47 @@ function countBy<T>(xs: readonly T[]): Map<T, number> {
   const m = new Map<T, number>();
   for (const x of xs) m.set(x, (m.get(x) ?? 0) + 1);
   return m;
+}
+
+// ---- issue 26: reschedule attribution (a separate section; guestMechanismScript calls it) ----
+
+export interface AttributionSetup {
+  /** sched/features words written once at boot (e.g. NO_HRTICK: the control for the 7.2 hrtick). */
+  schedFeatures?: string[];
+  /** Micro-benchmark arguments appended to every run (the known cases). */
+  extraMicroArgs?: string[];
+  /** Set shmem THP to advise (the thp page level: a 2 MB first touch). */
+  thp?: boolean;
+}
+
+/** Events recorded beside sched_switch to attribute each reschedule (each enabled when the kernel has it). */
+export const ATTRIBUTION_EVENTS: readonly string[] = [
+  "sched/sched_waking", "sched/sched_wakeup", "irq_vectors/local_timer_entry", "irq_vectors/reschedule_entry",
+  "timer/hrtimer_expire_entry", "exceptions/page_fault_user",
+];
+
+/**
+ * Shell lines (guest only) that add, to the sched_switch trace, every call of
+ * __resched_curr (kernel/sched/core.c: the one function resched_curr,
+ * resched_curr_lazy and sched_tick's lazy escalation all reach) through the
+ * function tracer with its kernel stack (options/func_stack_trace), plus the
+ * events of ATTRIBUTION_EVENTS. The switch's own stacktrace trigger stays.
+ */
+export function attributionShell(a: AttributionSetup): string {
+  const feats = (a.schedFeatures ?? []).map((f) => {
+    if (!/^(NO_)?[A-Z_]+$/.test(f)) throw new UserError(`--sched-features: expected words such as NO_HRTICK, found ${JSON.stringify(f)}`);
+    return `echo ${f} > $D/sched/features || { note "sched/features ${f} refused"; exit 3; }
+`;
+  }).join("");
+  const thp = a.thp ? `echo advise > /sys/kernel/mm/transparent_hugepage/shmem_enabled || note "shmem_enabled advise refused"
+` : "";
+  return `${feats}${thp}cat $D/sched/features > "$O/sched-features" 2>/dev/null
+for e in ${ATTRIBUTION_EVENTS.join(" ")}; do if [ -e $T/events/$e/enable ]; then echo 1 > $T/events/$e/enable || note "event $e refused"; else note "event $e absent"; fi; done
+echo __resched_curr > $T/set_ftrace_filter || { note "set_ftrace_filter __resched_curr refused"; exit 3; }
+echo function > $T/current_tracer || { note "function tracer refused"; exit 3; }
+echo 1 > $T/options/func_stack_trace || { note "func_stack_trace refused"; exit 3; }
+echo 1 > "$O/attribution"
+`;
 }
 
 /** A holder trace's first-descheduling classes, as a row's fields (the VM micro and PostgreSQL runners share them). */
@@ -313,6 +361,36 @@ export interface MechanismRow extends HolderDeschedCounts {
   stealPct?: number | null;
   /** Idle time as a share of CPU time over the run (a vCPU descheduled by its guest kernel). */
   idlePct?: number | null;
+  /** Issue 26 (--attribute runs only; absent otherwise): the cause of every descheduling in a hold. */
+  attribution?: RunAttribution | null;
+}
+
+/** One run's reschedule attribution (issue 26). */
+export interface RunAttribution {
+  requests: number;
+  requestsWithoutStack: number;
+  causes: CauseCounts;
+  /** Where the holder was at the deciding request, for in-kernel and at-return deschedulings. */
+  where: Record<"inKernel" | "atReturn", Record<HolderWhere, number>>;
+  /** Deschedulings whose deciding full request followed a lazy one (the lazy origin's cause). */
+  afterLazy: Record<string, number>;
+  /** sched/features at the run (HRTICK or NO_HRTICK …). */
+  schedFeatures: string | null;
+  /** How the (emulated) machine delivered timers during the run. */
+  timers?: ReturnType<typeof timerSummary>;
+}
+
+/** Reduces a run's attributions to counts. */
+export function runAttribution(a: Attribution[], requests: { stack: unknown }[], schedFeatures: string | null): RunAttribution {
+  const wz = () => ({ user: 0, fault: 0, syscall: 0, kernel: 0, unknown: 0 });
+  const where = { inKernel: wz(), atReturn: wz() };
+  const afterLazy: Record<string, number> = {};
+  for (const x of a) {
+    if (x.cls === "kernel-fault" || x.cls === "kernel-other") where.inKernel[x.where]++;
+    else if (x.cls.startsWith("return")) where.atReturn[x.where]++;
+    if (x.lazyOrigin) afterLazy[`${x.cause}<-${x.lazyOrigin}`] = (afterLazy[`${x.cause}<-${x.lazyOrigin}`] ?? 0) + 1;
+  }
+  return { requests: requests.length, requestsWithoutStack: requests.filter((r) => r.stack === null).length, causes: countCauses(a), where, afterLazy, schedFeatures };
 }
 
 /** The active word of debugfs sched/preempt ("none voluntary (full) lazy" → "full"). */
@@ -401,6 +479,9 @@ export function rowFromRunDir(dir: string, r: PlannedRun, ctx: { kernelRelease: 
     preemptMarkDisagree: s.preemptMarkAgreement.disagree,
     ...statShares(readIf(join(dir, "stat-before")), readIf(join(dir, "stat-after"))),
   };
+  if (existsSync(join(dir, "..", "..", "attribution")) || trace.resched.length > 0) {
+    row.attribution = { ...runAttribution(attributeDeschedulings(trace, row.modeActive), trace.resched, readIf(join(dir, "sched-features"))?.trim() ?? null), timers: timerSummary(trace) };
+  }
   return { row, summary: s };
 }
 
@@ -415,7 +496,7 @@ export interface MechanismRun {
   rows: MechanismRow[];
   /** Planned runs that produced no row, with the reason. */
   failed: { run: string; reason: string }[];
-  guest: { nrHugepages: string | null; configSha256: string | null; traceClock: string | null; preemptAtBoot: string | null; notes: string | null; hz?: number | null };
+  guest: { nrHugepages: string | null; configSha256: string | null; traceClock: string | null; preemptAtBoot: string | null; notes: string | null; hz?: number | null; schedFeatures?: string | null; attribution?: AttributionSetup | null };
   micro: { sourceSha256: string; static: boolean };
 }
 
@@ -430,26 +511,55 @@ export async function runMechanismInVm(o: MechanismOptions): Promise<MechanismRu
   const rawDir = o.rawDir ?? join(workDir(), "mechanism", stamp);
   mkdirSync(rawDir, { recursive: true });
   if (readdirSync(rawDir).length > 0) throw new UserError(`${rawDir}: not empty; choose a new raw directory`);
-  const script = guestMechanismScript({ lhp: micro.path, runs: plan, shape, bufferKb: 16384 });
-  const perRun = Math.max(...plan.map((r) => r.shape?.durationS ?? shape.durationS)) * 40 + 30;
-  const vm = await runVm({
-    kernel: o.kernel,
-    accel: o.accel ?? "tcg-icount",
-    cpus,
-    memMiB: o.memMiB ?? 2048,
-    append: "no_timer_check",
-    timeoutS: o.timeoutS ?? Math.round(120 + plan.length * perRun),
-    outDir: rawDir,
-    command: ["sh", "-c", script],
-    onConsole: o.onConsole,
-  });
+  const attribution: AttributionSetup | undefined = o.attribute || o.schedFeatures?.length || o.extraMicroArgs?.length
+    ? { schedFeatures: o.schedFeatures, extraMicroArgs: o.extraMicroArgs, thp: plan.some((r) => r.pages === "thp") }
+    : undefined;
+  // Issue 26 item 4: one boot per block, each with its own time limit, so a
+  // slow host costs at most the rest of one block, and each run not reached
+  // says which boot timed out. The per-run budget is from the factorial of
+  // 20261201T215612Z: 21 runs of 0.5 s took 1,850 s of wall time under icount
+  // (88 s each) against the old budget of 50 s a run (durationS * 40 + 30).
+  const perRun = Math.round(90 + Math.max(...plan.map((r) => r.shape?.durationS ?? shape.durationS)) * 150 + (attribution ? 60 : 0));
+  const blocks = [...new Set(plan.map((r) => r.block))].sort((a, b) => a - b);
+  const boots: VmResult[] = [];
+  const bootOf = new Map<string, { block: number; timedOut: boolean; timeoutS: number; error?: string }>();
+  for (const b of blocks) {
+    const runs = plan.filter((r) => r.block === b);
+    const timeoutS = o.timeoutS ?? Math.round(180 + runs.length * perRun);
+    const script = guestMechanismScript({ lhp: micro.path, runs, shape, bufferKb: 16384, attribution });
+    let vm: VmResult;
+    try {
+      vm = await runVm({
+        kernel: o.kernel,
+        accel: o.accel ?? "tcg-icount",
+        cpus,
+        memMiB: o.memMiB ?? 2048,
+        append: "no_timer_check",
+        timeoutS,
+        outDir: rawDir,
+        command: ["sh", "-c", script],
+        onConsole: o.onConsole,
+      });
+    } catch (err) {
+      // a boot that cannot start costs its own block only; its runs say why
+      for (const r of runs) bootOf.set(r.id, { block: b, timedOut: false, timeoutS, error: (err as Error).message });
+      continue;
+    }
+    // runVm refuses a shared directory that holds an exit status: keep each boot's under its block
+    if (existsSync(join(rawDir, "exit-status"))) renameSync(join(rawDir, "exit-status"), join(rawDir, `exit-status.block-${b}`));
+    boots.push(vm);
+    for (const r of runs) bootOf.set(r.id, { block: b, timedOut: vm.timedOut, timeoutS });
+  }
+  if (boots.length === 0) throw new UserError(`no boot of the ${blocks.length} blocks started: ${[...bootOf.values()][0]?.error ?? "unknown"}`);
+  const vm = { ...boots[0]!, timedOut: boots.some((v) => v.timedOut), totalS: boots.reduce((a, v) => a + v.totalS, 0), exitStatus: boots.find((v) => v.exitStatus !== 0)?.exitStatus ?? boots[0]!.exitStatus };
   const kernelRelease = (readIf(join(rawDir, "uname-r")) ?? "").trim() || (o.kernelRelease ?? "unknown");
   const rows: MechanismRow[] = [];
   const failed: { run: string; reason: string }[] = [];
   for (const r of plan) {
     const d = join(rawDir, "runs", r.id);
     if (!existsSync(join(d, "status"))) {
-      failed.push({ run: r.id, reason: vm.timedOut ? "not reached (the guest timed out)" : "not reached" });
+      const b = bootOf.get(r.id);
+      failed.push({ run: r.id, reason: b?.error ? `not reached (the boot of block ${b.block} did not start: ${b.error})` : b?.timedOut ? `not reached (the boot of block ${b.block} timed out after ${b.timeoutS} s)` : "not reached (the guest ended before it)" });
       continue;
     }
     try {
@@ -474,6 +584,8 @@ export async function runMechanismInVm(o: MechanismOptions): Promise<MechanismRu
       traceClock: readIf(join(rawDir, "trace_clock"))?.trim() ?? null,
       preemptAtBoot: readIf(join(rawDir, "preempt-at-boot"))?.trim() ?? null,
       notes: readIf(join(rawDir, "notes.txt"))?.trim() ?? null,
+      schedFeatures: readIf(join(rawDir, "sched-features"))?.trim() ?? null,
+      attribution: attribution ?? null,
     },
     micro: { sourceSha256: micro.sourceSha256, static: micro.static },
   };

@@ -38,7 +38,15 @@ const usage = `usage: slicelab mechanism SUBCOMMAND [OPTIONS] [--json]
       Writes rows.json / rows.csv (one row per run), cells.json, predictions.json,
       provenance.json and record.json (study dipietro-2026) to
       data/runs/mechanism-2026/STAMP/ (or --out DIR);
-      raw traces stay under .work/mechanism/.
+      raw traces stay under .work/mechanism/. One boot per block (a timeout
+      loses at most the rest of that block; each run not reached says why).
+      --attribute also traces every __resched_curr call with its kernel stack,
+      wakeups, timer interrupts, hrtimer expiries and user page faults, so
+      each holder descheduling gets the cause of its reschedule (issue 26);
+      --sched-features W[,W] writes debugfs sched/features once at boot (e.g.
+      NO_HRTICK); --micro-args "ARGS" appends micro-benchmark arguments to
+      every run (the known cases, e.g. "--syscall-in-cs 65536"); --pages thp
+      (shmem THP set to advise) makes each first touch a 2 MB fault.
   run --pg [--blocks N] [--duration S] [--modes full,lazy] [--huge-pages off,on]
       [--extensions off,on] [--shared-buffers 1GB] [--scale N] [--clients C]
       [--connect-clients K] [--bin DIR] [--mem MIB] [--accel …] [--kernel PATH]
@@ -119,6 +127,7 @@ export const mechanismCommand: Command = {
       timeout: { type: "string" }, out: { type: "string" }, quiet: { type: "boolean" }, json: { type: "boolean" }, host: { type: "boolean" },
       pg: { type: "boolean" }, "huge-pages": { type: "string" }, "shared-buffers": { type: "string" }, scale: { type: "string" },
       clients: { type: "string" }, "connect-clients": { type: "string" }, bin: { type: "string" },
+      attribute: { type: "boolean" }, "sched-features": { type: "string" }, "micro-args": { type: "string" },
     });
     if (values.pg) return runPg(values, ["slicelab", "mechanism", ...argv]);
     for (const k of ["huge-pages", "shared-buffers", "scale", "clients", "connect-clients", "bin"] as const) {
@@ -139,7 +148,7 @@ export const mechanismCommand: Command = {
     const common = {
       blocks: numberOption("blocks", values.blocks, 3),
       modes: listOption<PreemptMode>("modes", values.modes, ["full", "lazy", "none"], ["full", "lazy"]),
-      pages: listOption<PageLevel>("pages", values.pages, PAGE_LEVELS, PAGE_LEVELS),
+      pages: listOption<PageLevel>("pages", values.pages, [...PAGE_LEVELS, "thp"], PAGE_LEVELS),
       extensions: listOption<ExtLevel>("extensions", values.extensions, ["off", "on"], ["off", "on"]),
       seed: numberOption("seed", values.seed, 1),
       threads: values.threads === undefined ? undefined : numberOption("threads", values.threads, 2),
@@ -155,7 +164,12 @@ export const mechanismCommand: Command = {
     const runCtx = { command: ["slicelab", "mechanism", ...argv], started: new Date().toISOString(), loadStart: loadAverage() };
     const r = host
       ? await runMechanismOnHost({ ...common, modes: undefined, pages: values.pages === undefined ? undefined : common.pages, extensions: values.extensions === undefined ? undefined : common.extensions })
-      : await runMechanismInVm({ ...common, kernel, kernelRelease: rec?.version, accel, cpus: numberOption("cpus", values.cpus, 1), memMiB: numberOption("mem", values.mem, 2048) });
+      : await runMechanismInVm({
+          ...common, kernel, kernelRelease: rec?.version, accel, cpus: numberOption("cpus", values.cpus, 1), memMiB: numberOption("mem", values.mem, 2048),
+          attribute: values.attribute === true,
+          schedFeatures: values["sched-features"] === undefined ? undefined : values["sched-features"].split(",").map((x) => x.trim()).filter((x) => x !== ""),
+          extraMicroArgs: values["micro-args"] === undefined ? undefined : values["micro-args"].split(/\s+/).filter((x) => x !== ""),
+        });
     if (r.rows.length === 0) {
       throw new UserError(`no run produced a row (VM exit ${r.vm.exitStatus ?? "none"}${r.vm.timedOut ? ", timed out" : ""}; ${r.guest.notes ?? ""} ${r.failed.slice(0, 3).map((f) => `${f.run}: ${f.reason}`).join("; ")}); raw files in ${r.rawDir}`);
     }
