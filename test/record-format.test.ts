@@ -71,7 +71,7 @@ test("a legacy directory's envelope comes from its own files; what they do not s
   writeFileSync(join(dir, "runs.jsonl"), `${JSON.stringify({ started: "2099-01-01T00:00:05Z", ended: "2099-01-01T00:01:00Z" })}\n${JSON.stringify({ started: "2099-01-01T00:00:01Z", ended: "2099-01-01T00:00:30Z" })}\n`);
   writeFileSync(join(dir, "README.md"), "# A test record\n\nMade with\n\n```\nslicelab vm micro \\\n  --reps 3\n```\n");
   const r = deriveRecord(dir);
-  assert.equal(r.study, "dipietro-2026");
+  assert.equal(r.study, "vm-micro");
   assert.equal(r.title, "A test record");
   assert.equal(r.command, "slicelab vm micro --reps 3");
   assert.deepEqual(r.kit, { commit: "0123456789abcdef0123456789abcdef01234567", dirty: true });

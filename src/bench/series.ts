@@ -1,4 +1,6 @@
 import { createHash, randomInt } from "node:crypto";
+import { tryReadJson } from "../util/json.js";
+import { toCsv } from "../util/csv.js";
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { cpus as osCpus } from "node:os";
 import { join, relative, resolve } from "node:path";
@@ -10,7 +12,7 @@ import { repoRoot } from "../util/paths.js";
 import { planSeries, type Design, type PlannedRun } from "./design.js";
 import { spawnGroup, startHogs } from "./procs.js";
 import type { ProgressEvent } from "./progress.js";
-import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo } from "./provenance.js";
+import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo } from "../record/provenance.js";
 import { loadProtocol, resolveWorkloads, type Literal, type Protocol, type ResolvedWorkload } from "./protocol.js";
 import { clientVersions, parseToolOutput, toolCommand, type Clients } from "./tools.js";
 import { variantRecord, type Variant } from "./variant.js";
@@ -181,13 +183,7 @@ export interface SeriesSummary {
   rows: SeriesRow[];
 }
 
-function readJson<T>(path: string): T | undefined {
-  try {
-    return JSON.parse(readFileSync(path, "utf8")) as T;
-  } catch {
-    return undefined;
-  }
-}
+const readJson = tryReadJson;
 
 /** The result of a finished run, or undefined when the run has not finished (no or unreadable result.json). */
 export function readRunResult(dir: string, id: string): RunResult | undefined {
@@ -229,14 +225,9 @@ const CSV_COLUMNS: (keyof SeriesRow)[] = [
   "run", "id", "block", "variant", "workload", "warmup", "tps", "seconds", "started", "ended", "load1Before", "load1After", "hogs", "raw",
 ];
 
-function csvCell(v: unknown): string {
-  const s = String(v);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-/** The text of results.csv for these rows. */
+/** The text of results.csv for these rows (header only when there are none). */
 export function tidyCsv(rows: SeriesRow[]): string {
-  return [CSV_COLUMNS.join(","), ...rows.map((r) => CSV_COLUMNS.map((c) => csvCell(r[c])).join(","))].join("\n") + "\n";
+  return toCsv(CSV_COLUMNS, rows);
 }
 
 /** Rewrites results.csv and results.jsonl from the finished runs. */

@@ -8,7 +8,7 @@ import { repoRoot, workDir } from "../util/paths.js";
 import { loadProtocol, resolveWorkloads } from "../bench/protocol.js";
 import { runSeries, seriesRows } from "../bench/series.js";
 import { parseVariant, type Variant } from "../bench/variant.js";
-import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo, type KernelInfo } from "../bench/provenance.js";
+import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo, type KernelInfo } from "../record/provenance.js";
 import { formatDuration, type ProgressEvent } from "../bench/progress.js";
 import { debianBinDir } from "../postgres/binaries.js";
 import { cachedKernel } from "../kernel/ensure.js";

@@ -45,7 +45,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { runMicro, type ExtensionMode, type MicroRun } from "../../micro/driver.js";
 import { compareSamples, pairedMean, type Comparison } from "../../stats/index.js";
-import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo } from "../../bench/provenance.js";
+import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo } from "../../record/provenance.js";
 import { clusterNameFor, measureWorkload, sliceExtensionSettings, workloadTiming } from "../../bench/series.js";
 import { loadProtocol, resolveWorkloads, type ResolvedWorkload } from "../../bench/protocol.js";
 import { clientVersions, toolCommand, type Clients } from "../../bench/tools.js";
