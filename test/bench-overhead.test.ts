@@ -98,7 +98,7 @@ test("chargeKitCpu: the lower end times (1 − max kit share), on hand-computed 
   const { readFileSync } = await import("node:fs");
   const { join } = await import("node:path");
   const { repoRoot } = await import("../src/util/paths.js");
-  for (const [rec, lo] of [["overhead-20261130T100040Z", "0.9967"], ["overhead-20261130T101918Z", "0.9961"]] as const) {
+  for (const [rec, lo] of [["harness-overhead/20261130T100040Z", "0.9967"], ["harness-overhead/20261130T101918Z", "0.9961"]] as const) {
     const x = JSON.parse(readFileSync(join(repoRoot(), "data", "runs", rec, "analysis.json"), "utf8"));
     const c = chargeKitCpu(x.tpsRatio.ci95, x.kitCpu.maxPct, 0.99);
     assert.equal(c.ci95[0].toFixed(4), lo, rec);

@@ -77,10 +77,10 @@ test("verdict words: posted arithmetic is never 'reproduced'; reproduction is it
   const lt = claim("sangappa-2024/lock-table-improvement");
   assert.equal(lt.verdict, "recomputed");
   assert.equal(lt.reproduction.status, "not yet reproduced");
-  assert.ok(lt.reproduction.records.includes("data/runs/vm-eviction-compare-20261130c"));
+  assert.ok(lt.reproduction.records.includes("data/runs/vm-eviction/20261130T000002Z"));
   assert.equal(claim("rostedt-2023/average-unpatched").verdict, "recomputed");
   assert.equal(claim("rostedt-2023/average-unpatched").reproduction.status, "not applicable");
-  assert.ok(claim("rostedt-2023/difference-beyond-noise").reproduction.records.includes("data/runs/aa-rostedt-2023"));
+  assert.ok(claim("rostedt-2023/difference-beyond-noise").reproduction.records.includes("data/runs/rostedt-2023/20261130T035419Z"));
 });
 
 test("the missing claims of issue 17 item 10, with the figures read from the raw excerpts", () => {
@@ -161,14 +161,14 @@ test("Dipietro 2026: a fifth source, figures as the write-ups print them, with f
 
 test("Dipietro 2026: the rseq suggestion's verdict comes from the mechanism study's record", () => {
   const e = claim("dipietro-2026/rseq-slice-extension-limits-exposure");
-  // data/runs/vm-eviction-compare-20261130c/summary.json: grants 145 (full, all) + 82 (lazy, all) = 227;
+  // data/runs/vm-eviction/20261130T000002Z/summary.json: grants 145 (full, all) + 82 (lazy, all) = 227;
   // on vs off: full +0.436 % (p 0.976), lazy −5.350 % (p 0.581).
   assert.equal(v(e, "grants"), 227);
   close(v(e, "onVsOffPct_full"), 0.4358023, 1e-6, "full on vs off");
   close(v(e, "onVsOffPct_lazy"), -5.3500379, 1e-6, "lazy on vs off");
   assert.equal(e.verdict, "not yet reproduced");
   assert.match(e.reason, /no throughput effect is distinguishable from the noise of a 2-vCPU TCG guest, whose runs could not show a gain smaller than about 29%/);
-  assert.deepEqual(e.reproduction.records, ["data/runs/vm-eviction-compare-20261130c", "data/runs/vm-slice-trace-20261130T051418Z"]);
+  assert.deepEqual(e.reproduction.records, ["data/runs/vm-eviction/20261130T000002Z", "data/runs/slice-trace/20261130T051418Z"]);
 });
 
 test("secondary-figures parser: a bad line is a ParseError with file and line", () => {

@@ -19,17 +19,17 @@ const runs = join(root, "data", "runs");
 const rec = (former: string) => join(root, currentPath(root, `data/runs/${former}`));
 
 test("lockOpsSummary: the lock-ops version-1 record's summary.json, byte for byte", () => {
-  const dir = rec("lock-ops-per-txn-20261130");
+  const dir = rec("lock-ops-vm/20261130T074829Z");
   assert.equal(lockOpsSummaryText(dir), readFileSync(join(dir, "summary.json"), "utf8"));
 });
 
 test("hostOverlapCsv: the vm-eviction batch's host-overlap.csv, byte for byte", () => {
-  const dir = rec("vm-eviction-20261130b");
+  const dir = rec("vm-eviction/20261130T080122Z");
   assert.equal(hostOverlapCsv(dir, ["none-6.1.176", "full-7.2.13", "lazy-7.2.13"]), readFileSync(join(dir, "host-overlap.csv"), "utf8"));
 });
 
 test("evictionComparison: the comparison record's summary.json and table.md (its slicelab compare commands name the records where they are now)", { timeout: 300_000 }, () => {
-  const dir = rec("vm-eviction-compare-20261130c");
+  const dir = rec("vm-eviction/20261130T000002Z");
   const out = mkdtempSync(join(tmpdir(), "slicelab-evc-"));
   try {
     if (!existsSync(join(root, "dist", "src", "cli", "main.js")) && !existsSync(join(root, "bin", "slicelab.js"))) throw new Error("bin/slicelab.js missing");

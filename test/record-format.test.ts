@@ -48,7 +48,7 @@ test("data/runs/README.md is what `slicelab record index --write` writes (compar
 });
 
 test("a malformed record names file, line and field", () => {
-  const good = readFileSync(join(runs, "aa-rostedt-2023", "record.json"), "utf8");
+  const good = readFileSync(join(runs, "rostedt-2023/20261130T035419Z", "record.json"), "utf8");
   const bad = good.replace(/"cpus": 2/, '"cpus": "two"');
   assert.notEqual(bad, good);
   assert.throws(() => validateRecord(JSON.parse(bad), "x/record.json", bad), (e: unknown) => {
@@ -107,15 +107,15 @@ test("a host record without a host name says so in its environment, not [object 
 });
 
 test("citations: a record name that prefixes a longer one is not its citation", () => {
-  const src = [{ file: "REPRODUCE.md", lines: [{ text: "see data/runs/patch-cost-pgbench-20261130T065433Z/", heading: "4. Patch" }, { text: "and data/runs/patch-cost-pgbench/ for the old one", heading: "4. Patch" }] }];
-  assert.deepEqual(citations("patch-cost-pgbench", src).map((c) => c.line), ["and data/runs/patch-cost-pgbench/ for the old one"]);
-  assert.equal(citations("patch-cost-pgbench-20261130T065433Z", src).length, 1);
+  const src = [{ file: "REPRODUCE.md", lines: [{ text: "see data/runs/patch-cost/20261130T065433Z/", heading: "4. Patch" }, { text: "and data/runs/patch-cost/20261130T021229Z/ for the old one", heading: "4. Patch" }] }];
+  assert.deepEqual(citations("patch-cost/20261130T021229Z", src).map((c) => c.line), ["and data/runs/patch-cost/20261130T021229Z/ for the old one"]);
+  assert.equal(citations("patch-cost/20261130T065433Z", src).length, 1);
 });
 
 test("import checks SHA256SUMS: a faithful copy goes in, a tampered one is refused", () => {
   const src = join(tmp, "made-elsewhere", "20990101T000000Z");
   mkdirSync(join(src, "series"), { recursive: true });
-  const rec = JSON.parse(readFileSync(join(runs, "aa-rostedt-2023", "record.json"), "utf8"));
+  const rec = JSON.parse(readFileSync(join(runs, "rostedt-2023/20261130T035419Z", "record.json"), "utf8"));
   rec.study = "smoke";
   rec.files = ["series"];
   writeFileSync(join(src, "record.json"), `${JSON.stringify(rec, null, 2)}\n`);
@@ -135,7 +135,7 @@ test("import checks SHA256SUMS: a faithful copy goes in, a tampered one is refus
 });
 
 test("verdicts of an analysis file keep their labels: an A/A control arm's FAIL is not the record's verdict", () => {
-  const a = JSON.parse(readFileSync(join(runs, "patch-cost-concurrent-20261130T072231Z", "analysis.json"), "utf8"));
+  const a = JSON.parse(readFileSync(join(runs, "patch-cost/20261130T072231Z", "analysis.json"), "utf8"));
   const vs = verdictsIn(a);
   const control = vs.find((v) => v.label === "baseline2 vs baseline");
   assert.ok(control, JSON.stringify(vs.map((v) => v.label)));

@@ -113,7 +113,7 @@ exit $rc
  * (each backend's connection setup alone takes seconds when emulated) and runs
  * long enough that transactions complete after the clients have connected —
  * the smoke protocol's 2 s runs with 8 clients processed 0 transactions there
- * (data/runs/vm-slice-trace-20261130T045713Z). `--pg-param` overrides them.
+ * (data/runs/slice-trace/20261130T045713Z). `--pg-param` overrides them.
  */
 export const PG_TCG_DEFAULTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   "sangappa-2024-locktable": { clients: "4", hogs: "2", threads: "2", duration: "60" },

@@ -48,7 +48,7 @@ examples (Rostedt 2023, the first run of each side left out as he did):
   slicelab compare data/published/rostedt-2023/runs.csv --by side=without-patch,with-patch --where role=measured
   slicelab compare data/published/rostedt-2023/without-patch.raw.txt data/published/rostedt-2023/with-patch.raw.txt --discard-first 1
 our A/A series (randomised blocks, analysed unpaired):
-  slicelab compare data/runs/aa-rostedt-2023-T20`;
+  slicelab compare data/runs/rostedt-2023/20261130T011758Z`;
 
 /** One input side: the files read, the row selection applied to CSV files, and the tps values in file order. */
 export interface CompareSide {

@@ -110,7 +110,7 @@ export async function micro(ctx: DriverContext): Promise<DriverResult> {
         load1After: loadAverage()[0],
       });
     }
-    ctx.log(`micro-cost: round ${r + 1}/${rounds}`);
+    ctx.log(`patch-cost/20261130T014521Z: round ${r + 1}/${rounds}`);
   }
   const by = (m: string) => rows.filter((x) => x.mode === m).map((x) => x.cpuNsPerIteration as number);
   const diffs = (m: string) => {
