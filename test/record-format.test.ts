@@ -2,7 +2,7 @@
 // what `slicelab record index --write` makes, malformed records and tampered copies are refused.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot } from "../src/util/paths.js";
@@ -144,4 +144,24 @@ test("verdicts of an analysis file keep their labels: an A/A control arm's FAIL 
   assert.ok(c && c.reason.includes("baseline2 vs baseline: "));
   assert.deepEqual(combineVerdicts([{ label: "x", verdict: "PASS", reason: "r" }]), { verdict: "PASS", reason: "r" });
   assert.equal(combineVerdicts([]), undefined);
+});
+
+test("the one layout: every top-level directory under data/runs/ is a study, every record is <study>/<stamp>/, no code under data/", () => {
+  const studies = new Set(studyNames());
+  const tops = readdirSync(runs, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  assert.deepEqual(tops.filter((t) => !studies.has(t)), [], "top-level directories that are no study's name");
+  for (const r of listRecords(runs)) {
+    const rel = r.dir.slice(runs.length + 1);
+    assert.match(rel, /^[a-z0-9][a-z0-9.-]*\/\d{8}T\d{6}Z$/, `${rel}: not <study>/<stamp>`);
+    assert.equal(rel.split("/")[0], r.record.study, `${rel}: its envelope names study ${r.record.study}`);
+  }
+  const code: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(d, e.name));
+      else if (/\.(sh|mjs|js|ts|py)$/.test(e.name)) code.push(join(d, e.name));
+    }
+  };
+  walk(join(repoRoot(), "data"));
+  assert.deepEqual(code, []);
 });
