@@ -1,5 +1,5 @@
 // The A/A series helpers of notebook 05 (src/analysis/aa-series.ts), against SciPy/NumPy values
-// computed from data/runs/aa-rostedt-2023/results.csv (non-warm-up rows).
+// computed from data/runs/rostedt-2023/20261130T035419Z/results.csv (non-warm-up rows).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -8,7 +8,7 @@ import { analyzeSeries } from "../src/bench/analysis.js";
 import { seriesRows } from "../src/bench/series.js";
 import { repoRoot } from "../src/util/paths.js";
 
-const MAIN = join(repoRoot(), "data/runs/aa-rostedt-2023");
+const MAIN = join(repoRoot(), "data/runs/rostedt-2023/20261130T035419Z");
 const close = (a: number, b: number, tol = 1e-9) => assert.ok(Math.abs(a - b) < tol, `${a} vs ${b}`);
 
 test("pearson and loadLine: scipy.stats.pearsonr(load1Before, tps) = -0.4867534415130668", () => {

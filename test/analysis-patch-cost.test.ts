@@ -19,7 +19,7 @@ test("blocksCostReading: faster, slower and unresolved read differently", () => 
 });
 
 test("on the committed run-after-run record the patched server was faster: the servers, not the patch", () => {
-  const a = JSON.parse(readFileSync(join(repoRoot(), "data/runs/patch-cost-pgbench-20261130T065433Z/analysis.json"), "utf8")) as { comparisons: CostComparison[] };
+  const a = JSON.parse(readFileSync(join(repoRoot(), "data/runs/patch-cost/20261130T065433Z/analysis.json"), "utf8")) as { comparisons: CostComparison[] };
   const off = a.comparisons.find((c) => c.arm === "off" && c.reference === "baseline")!;
   const onOff = a.comparisons.find((c) => c.arm === "on" && c.reference === "off");
   assert.ok(off.costCiPct[1] < 0, "the recorded interval lies below zero");
@@ -33,15 +33,15 @@ test("costModel: most calls × upper ns over CPU ns per transaction, by hand and
   assert.equal(m.nsPerTxn, 2e6);
   assert.ok(Math.abs(m.offPct - 0.0005) < 1e-12 && Math.abs(m.protocolPct - 0.001) < 1e-12, JSON.stringify(m));
   const root = repoRoot();
-  const ops = JSON.parse(readFileSync(join(root, "data/runs/lock-ops-per-txn-20261130/summary.json"), "utf8")).perTransaction;
-  const micro = readMicroCost(join(root, "data/runs/micro-cost/summary.json"));
-  const ref = { dir: join(root, "data/runs/patch-cost-pgbench-20261130T065433Z"), design: "one arm after another", unit: "blocks" as const };
+  const ops = JSON.parse(readFileSync(join(root, "data/runs/lock-ops-vm/20261130T074829Z/summary.json"), "utf8")).perTransaction;
+  const micro = readMicroCost(join(root, "data/runs/patch-cost/20261130T014521Z/summary.json"));
+  const ref = { dir: join(root, "data/runs/patch-cost/20261130T065433Z"), design: "one arm after another", unit: "blocks" as const };
   const { analysis, provenance } = readCostRecord(ref);
   const r = costModel(ops, micro, analysis, provenance.host.cpus);
   // REPRODUCE §4: "≤ 0.0016% with the switch off" and "≤ 0.063% for the user-space request protocol".
   assert.equal(r.offPct.toFixed(4), "0.0016");
   assert.equal(r.protocolPct.toFixed(3), "0.063");
   assert.match(costSummaryLine(ref, analysis), /per-block sd 12\.6%\. The patched server with the switch off ran faster/);
-  const conc = { dir: join(root, "data/runs/patch-cost-concurrent-20261130T072231Z"), design: "all arms at the same time", unit: "rounds" as const };
+  const conc = { dir: join(root, "data/runs/patch-cost/20261130T072231Z"), design: "all arms at the same time", unit: "rounds" as const };
   assert.match(costSummaryLine(conc, readCostRecord(conc).analysis), /the A\/A control \(a second unpatched cluster\) reads -?\+?\d+\.\d\d% .*which is the floor of this design\.$/);
 });

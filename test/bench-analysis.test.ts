@@ -10,10 +10,10 @@ import { seriesRows } from "../src/bench/series.js";
 import { repoRoot } from "../src/util/paths.js";
 import { UserError } from "../src/util/errors.js";
 
-const DIR = join(repoRoot(), "data", "runs", "aa-rostedt-2023-T20");
+const DIR = join(repoRoot(), "data", "runs", "rostedt-2023/20261130T011758Z");
 const close = (actual: number, expected: number, tol = 1e-6) => assert.ok(Math.abs(actual - expected) < tol, `${actual} vs ${expected}`);
 
-// Expected values: SciPy 1.10.1 (Debian python3-scipy) on data/runs/aa-rostedt-2023-T20/results.csv,
+// Expected values: SciPy 1.10.1 (Debian python3-scipy) on data/runs/rostedt-2023/20261130T011758Z/results.csv,
 // non-warm-up rows: paired = scipy.stats.ttest_rel(B, A) and t.ppf(0.975, n-1)·sd(B−A)/√n / mean(A);
 // unpaired = ttest_ind(B, A, equal_var=False) with the Welch–Satterthwaite df; time split = the
 // first 15 rows in run order against the last 15 with ttest_ind(equal_var=False); r = pearsonr.
@@ -55,7 +55,7 @@ test("a series without a second variant or without finished runs is refused by n
 });
 
 test("in the sequential A/A series the time split is the A/B comparison itself", () => {
-  const r = analyzeSeries(join(repoRoot(), "data", "runs", "aa-rostedt-2023-T20-sequential"));
+  const r = analyzeSeries(join(repoRoot(), "data", "runs", "rostedt-2023/20261130T015450Z"));
   assert.equal(r.design, "sequential");
   assert.deepEqual(r.timeSplit.firstRuns, [2, 16]);
   assert.deepEqual(r.timeSplit.secondRuns, [18, 32]);
@@ -63,11 +63,11 @@ test("in the sequential A/A series the time split is the A/B comparison itself",
   close(r.timeSplit.halfWidthPct, r.unpaired.halfWidthPct, 1e-9);
 });
 
-// SciPy 1.10.1 on data/runs/aa-rostedt-2023/results.csv (non-warm-up rows, paired by block):
+// SciPy 1.10.1 on data/runs/rostedt-2023/20261130T035419Z/results.csv (non-warm-up rows, paired by block):
 // ttest_rel(B, A).pvalue, and the δ (in % of mean A) where the paired t-test's power
 // 1 − nct.cdf(tc, 14, δ/se) + nct.cdf(−tc, 14, δ/se) reaches 0.8 (brentq), se = sd(B − A)/√15.
 test("the headline verdict of a block series is the paired one, with the paired detectable difference", () => {
-  const r = analyzeSeries(join(repoRoot(), "data", "runs", "aa-rostedt-2023"), { a: "A", b: "B" });
+  const r = analyzeSeries(join(repoRoot(), "data", "runs", "rostedt-2023/20261130T035419Z"), { a: "A", b: "B" });
   assert.equal(r.design, "blocks");
   close(r.blocks.p, 0.21454550054013383, 1e-9);
   close(r.blocks.minimumDetectableEffectPct, 6.010894273709038, 1e-6);
@@ -79,7 +79,7 @@ test("the headline verdict of a block series is the paired one, with the paired 
   );
   // Welch's (p = 0.75, 23.5%) stays the comparison's own verdict, not the headline.
   assert.match(r.comparison.reason, /^Welch p = 0\.75\d+ ≥ 0\.05: .* below the 23\.5% that 15 \+ 15 runs detect/);
-  const seq = analyzeSeries(join(repoRoot(), "data", "runs", "aa-rostedt-2023-T20-sequential"), { a: "A", b: "B" });
+  const seq = analyzeSeries(join(repoRoot(), "data", "runs", "rostedt-2023/20261130T015450Z"), { a: "A", b: "B" });
   assert.equal(seq.verdict.analysis, "unpaired (Welch)");
   assert.equal(seq.verdict.reason, seq.comparison.reason);
 });
@@ -103,7 +103,7 @@ test("designVerdict: blocks that shift together are significant paired even wher
 
 test("the committed analysis.json of each A/A series states the design's verdict (slicelab bench analyze --write)", async () => {
   const { readFileSync } = await import("node:fs");
-  for (const name of ["aa-rostedt-2023", "aa-rostedt-2023-T20", "aa-rostedt-2023-T20-sequential"]) {
+  for (const name of ["rostedt-2023/20261130T035419Z", "rostedt-2023/20261130T011758Z", "rostedt-2023/20261130T015450Z"]) {
     const dir = join(repoRoot(), "data", "runs", name);
     const rec = JSON.parse(readFileSync(join(dir, "analysis.json"), "utf8"));
     const r = analyzeSeries(dir, { a: "A", b: "B" });

@@ -203,8 +203,8 @@ test("SIGINT while collectors record: no perf left, the run is not counted, resu
 
 test("tables of the committed collected series agree with their raw collector files", () => {
   const dirs = collectedSeriesDirs(join(repoRoot(), "data", "runs"));
-  const dir = dirs.find((d) => d.endsWith("collect-locktable-aa"));
-  assert.ok(dir, `data/runs/collect-locktable-aa missing (found ${dirs.join(", ")})`);
+  const dir = dirs.find((d) => d.endsWith("sangappa-2024-locktable/20261130T021429Z"));
+  assert.ok(dir, `data/runs/sangappa-2024-locktable/20261130T021429Z missing (found ${dirs.join(", ")})`);
   const rows = seriesRows(dir);
   assert.ok(rows.length >= 4);
   let measuredActive = 0;

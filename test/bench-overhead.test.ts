@@ -9,6 +9,7 @@
 // exp(mean ± scipy.stats.t.ppf(0.975, 11) · d.std(ddof=1)/√12); scipy.stats.ttest_1samp(d, 0);
 // the order split with scipy.stats.ttest_ind(hand-first d, kit-first d, equal_var=False); pairs
 // needed by counting n up from 2 until (t.ppf(0.975, n−1) + t.ppf(power, n−1)) · sd/√n ≤ margin.
+import { utcStamp } from "../src/util/stamp.js";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -23,7 +24,6 @@ import {
   pairedRatio,
   pairsNeeded,
   resolutionPlan,
-  runStamp,
   williamsSequences,
 } from "../src/bench/overhead.js";
 import { attributeDifferences, findDescendant, processAttributes } from "../src/bench/overhead-probe.js";
@@ -98,7 +98,7 @@ test("chargeKitCpu: the lower end times (1 − max kit share), on hand-computed 
   const { readFileSync } = await import("node:fs");
   const { join } = await import("node:path");
   const { repoRoot } = await import("../src/util/paths.js");
-  for (const [rec, lo] of [["overhead-20261130T100040Z", "0.9967"], ["overhead-20261130T101918Z", "0.9961"]] as const) {
+  for (const [rec, lo] of [["harness-overhead/20261130T100040Z", "0.9967"], ["harness-overhead/20261130T101918Z", "0.9961"]] as const) {
     const x = JSON.parse(readFileSync(join(repoRoot(), "data", "runs", rec, "analysis.json"), "utf8"));
     const c = chargeKitCpu(x.tpsRatio.ci95, x.kitCpu.maxPct, 0.99);
     assert.equal(c.ci95[0].toFixed(4), lo, rec);
@@ -160,7 +160,7 @@ test("blockOrders: balanced is ABBA for two arms; random is seeded and permutes"
   assert.throws(() => blockOrders(["a", "a"], 2, "balanced"), /distinct/);
   assert.throws(() => pairedRatio([{ a: 1, b: 1 }]), /at least 2 pairs/);
   assert.throws(() => pairedRatio([{ a: 1, b: 1 }, { a: 0, b: 1 }]), /positive finite/);
-  assert.match(runStamp(new Date("2026-11-30T04:05:06.789Z")), /^20261130T040506Z$/);
+  assert.match(utcStamp(new Date("2026-11-30T04:05:06.789Z")), /^20261130T040506Z$/);
 });
 
 // Real processes: the same program started the kit's way (spawn detached = a new session) and the

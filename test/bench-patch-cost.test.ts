@@ -1,6 +1,6 @@
 // The analysis of the patch-cost drivers' pgbench designs (src/bench/overhead-cost.ts), on real runs.
 //
-// RUNS: the 24 runs of data/runs/patch-cost-pgbench/results.csv (columns run, block, variant,
+// RUNS: the 24 runs of data/runs/patch-cost/20261130T021229Z/results.csv (columns run, block, variant,
 // warmup, tps, started, ended), made on this machine on 2026-11-30 by the earlier design (the kit's
 // runner, a restart per run, pgbench -S -c 2 -j 2 -T 20, scale 10, randomised blocks, first block
 // discarded). Reference values printed by /usr/bin/python3 (scipy 1.10.1, numpy 1.24.2) from that
@@ -112,7 +112,7 @@ test("patch cost: warm-up and incomplete blocks are left out; a clear cost is a 
   assert.throws(() => analyseCost(base.filter((r) => r.block <= 2), ["baseline", "off"]), /at least 2 complete measured blocks/);
 });
 
-// The concurrent design's record (data/runs/patch-cost-concurrent-20261130T072231Z, made on this
+// The concurrent design's record (data/runs/patch-cost/20261130T072231Z, made on this
 // machine on 2026-11-30: four clusters, one pgbench each at the same time, 80 rounds + 1 warm-up),
 // with its A/A arm "baseline2". Reference values printed by /usr/bin/python3 (scipy 1.10.1, numpy
 // 1.24.2) from that runs.jsonl with the formulas at the top of this file.
@@ -120,7 +120,7 @@ test("patch cost, concurrent record with an A/A arm: ratios and intervals agree 
   const { readFileSync } = await import("node:fs");
   const { join } = await import("node:path");
   const { repoRoot } = await import("../src/util/paths.js");
-  const file = join(repoRoot(), "data/runs/patch-cost-concurrent-20261130T072231Z/runs.jsonl");
+  const file = join(repoRoot(), "data/runs/patch-cost/20261130T072231Z/runs.jsonl");
   const recorded = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as CostRow);
   const a = analyseCost(recorded, ["baseline", "baseline2", "off", "on"]);
   assert.equal(a.blocks, 80);

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { repoRoot, workDir } from "../src/util/paths.js";
 import { parseSliceCounters } from "../src/bench/series.js";
 import { buildProbe, parseProbeOutput } from "../src/vm/probe.js";
-import { expectedSliceStatus } from "../src/bench/provenance.js";
+import { expectedSliceStatus } from "../src/record/provenance.js";
 
 const cli = join(repoRoot(), "bin", "slicelab.js");
 const prefix = `tslice${process.pid}`;

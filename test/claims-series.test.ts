@@ -1,5 +1,5 @@
 // The Rostedt-2023 claims re-asked of our own series (src/claims/series.ts, `slicelab claims --series`),
-// on a temporary copy of the committed A/A series data/runs/aa-rostedt-2023-T20.
+// on a temporary copy of the committed A/A series data/runs/rostedt-2023/20261130T011758Z.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -11,7 +11,7 @@ import { UserError } from "../src/util/errors.js";
 import { buildLedger, noiseFloorVerdict, seriesClaims, VERDICTS, type ClaimEntry } from "../src/claims/index.js";
 
 const root = repoRoot();
-const NAME = "aa-rostedt-2023-T20";
+const NAME = "rostedt-2023/20261130T011758Z";
 const tmp = mkdtempSync(join(tmpdir(), "slicelab-claims-series-"));
 after(() => rmSync(tmp, { recursive: true, force: true }));
 

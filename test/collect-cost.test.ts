@@ -36,7 +36,7 @@ test("parseProcStatTimes: this process, and a command whose name holds ') ' and 
 });
 
 test("perfCapturedSamples reads perf's summary line of a real recording", () => {
-  const log = readFileSync(join(repoRoot(), "data/runs/collect-locktable-aa/runs/007-B/collect/locktable/perf-lock.log"), "utf8");
+  const log = readFileSync(join(repoRoot(), "data/runs/sangappa-2024-locktable/20261130T021429Z/runs/007-B/collect/locktable/perf-lock.log"), "utf8");
   assert.deepEqual(perfCapturedSamples(log), { mb: 20.077, samples: 114340 });
   assert.equal(perfCapturedSamples("[ perf record: Woken up 10 times to write data ]\n"), null);
 });

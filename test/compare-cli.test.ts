@@ -198,7 +198,7 @@ test("compare SERIES_DIR: a bench series is split by its declared variants, warm
   const { tmpdir } = await import("node:os");
   // A copy, so that a broken compare cannot touch the committed record.
   const dir = join(mkdtempSync(join(tmpdir(), "slicelab-series-")), "aa");
-  cpSync(join(root, "data", "runs", "aa-rostedt-2023-T20"), dir, { recursive: true });
+  cpSync(join(root, "data", "runs", "rostedt-2023/20261130T011758Z"), dir, { recursive: true });
   try {
     const r = slicelab(dir, "--json", "--resamples", "500");
     assert.equal(r.status, 0, r.stderr);
@@ -219,7 +219,7 @@ test("compare SERIES_DIR writes nothing into the directory it reads; --write rew
   const { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } = await import("node:fs");
   const { tmpdir } = await import("node:os");
   const dir = join(mkdtempSync(join(tmpdir(), "slicelab-series-")), "aa");
-  cpSync(join(root, "data", "runs", "aa-rostedt-2023-T20"), dir, { recursive: true });
+  cpSync(join(root, "data", "runs", "rostedt-2023/20261130T011758Z"), dir, { recursive: true });
   const snapshot = (): Record<string, string> => {
     const out: Record<string, string> = {};
     const walk = (d: string): void => {

@@ -57,7 +57,7 @@ test("the check fails on a figure typed without a record, and on a record that d
   assert.match(checkEntry(e, { ...d, "REPRODUCE.md": changed }, root)[0]!, /expected the sentence "difference B − A −2\.59% \(p = 0\.215\)"/);
   // An entry pointing at the wrong field: the record's value rounds to another figure.
   const wrong = { ...e, field: "unpaired.halfWidthPct" };
-  assert.match(checkEntry(wrong, d, root)[0]!, /expected −2\.59% from data\/runs\/aa-rostedt-2023\/analysis\.json unpaired\.halfWidthPct = 16\.6\d+, which rounds to 16\.61$/);
+  assert.match(checkEntry(wrong, d, root)[0]!, /expected −2\.59% from data\/runs\/rostedt-2023\/20261130T035419Z\/analysis\.json unpaired\.halfWidthPct = 16\.6\d+, which rounds to 16\.61$/);
   // The figures the issue named have no record and are gone.
   for (const gone of ["0.909", "1.28", "477 s", "4.8 MiB", "≈ 20 min", "about 3 on a quiet", "15 minutes earlier"]) {
     assert.ok(!d["REPRODUCE.md"].includes(gone) && !d["README.md"].includes(gone), gone);

@@ -222,10 +222,10 @@ test("CLI: slicelab parse auto detects the VM capture", () => {
 });
 
 // The lockstat collector inside the same VM kernel: one snapshot per measured workload of
-// data/runs/vm-lockstat-20261130/lockstat-{1,2}/series (cleared before the workload, read after it).
+// data/runs/sangappa-2024-locktable/20261130T075623Z/lockstat-{1,2}/series (cleared before the workload, read after it).
 for (const boot of ["lockstat-1", "lockstat-2"]) {
   test(`lockstat collector snapshots of the VM series (${boot}): every one parses, matches result.json, and was reset`, () => {
-    const dir = join(repoRoot(), "data/runs/vm-lockstat-20261130", boot, "series");
+    const dir = join(repoRoot(), "data/runs/sangappa-2024-locktable/20261130T075623Z", boot, "series");
     const prov = JSON.parse(readFileSync(join(dir, "provenance.json"), "utf8"));
     assert.deepEqual(prov.sessions.at(-1).collectors.on, ["lockstat", "rseq-stats", "ctxsw", "pg-waits"]);
     assert.deepEqual(prov.sessions.at(-1).collectors.skipped, []);

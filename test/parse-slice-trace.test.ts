@@ -16,7 +16,7 @@ import { repoRoot } from "../src/util/paths.js";
 const FIX = join(repoRoot(), "test", "fixtures", "slice-trace");
 const REPORT = join(FIX, "trace-cmd-report.txt");
 const TRACEFS = join(FIX, "tracefs.txt");
-const RUN = join(repoRoot(), "data", "runs", "vm-slice-trace-20261130T042909Z");
+const RUN = join(repoRoot(), "data", "runs", "slice-trace/20261130T042909Z");
 
 const text = (p: string) => readFileSync(p, "utf8");
 const count = (t: string, needle: string) => t.split("\n").filter((l) => l.includes(needle)).length;

@@ -102,7 +102,7 @@ test("bad input names the file and line; an unknown cell names the cells there a
 
 test("on the committed records: v1's full/all cell (7 runs) and v2's study cell (2 runs) read as the REPRODUCE table says", () => {
   const root = repoRoot();
-  const v1 = evictionCell(join(root, "data/runs/vm-eviction-20261130c/full-7.2.13/vm/series"), "on");
+  const v1 = evictionCell(join(root, "data/runs/vm-eviction/20261130T083130Z/full-7.2.13/vm/series"), "on");
   assert.deepEqual([v1.patch, v1.runs, v1.grants, v1.cleared, v1.clients], ["v1", 7, 145, 6503, 21]);
   const v2 = evictionCell(join(root, "data/runs/dipietro-2026/20261201T223016Z/series"), "mode-full.hugepages-off.extension-all");
   assert.deepEqual([v2.patch, v2.runs, v2.cleared, v2.rearmed, v2.clients], ["v2", 2, 1067, 644, 4]);

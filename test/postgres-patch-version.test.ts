@@ -54,9 +54,9 @@ test("recordPatchVersion reads record.json; a bad table is refused naming the en
 
 test("the committed records of the v1 VM cells say v1, the v2 records say v2", () => {
   const runs = join(repoRoot(), "data/runs");
-  assert.equal(recordPatchVersion(join(runs, "vm-eviction-preempt-full-20261130"), table).version, "v1");
+  assert.equal(recordPatchVersion(join(runs, "vm-eviction/20261130T031518Z"), table).version, "v1");
   assert.equal(recordPatchVersion(join(runs, "pg-check/20261201T190355Z"), table).version, "v2");
   assert.equal(recordPatchVersion(join(runs, "dipietro-2026/20261201T223016Z"), table).version, "v2");
   // the traced PostgreSQL run records only its pgBin: the kit build prefix names the hash
-  assert.equal(recordPatchVersion(join(runs, "vm-slice-trace-20261130T045713Z"), table).version, "v1");
+  assert.equal(recordPatchVersion(join(runs, "slice-trace/20261130T045713Z"), table).version, "v1");
 });

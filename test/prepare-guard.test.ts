@@ -142,7 +142,7 @@ test("notebook 02 executed on another machine (other build hash, times, paths) s
   }
 });
 
-test("recorded kernel builds are read from data/runs/vm-kernel-bench, with a cold and a warm build", () => {
+test("recorded kernel builds are read from data/runs/kernel-build/20261130T024149Z, with a cold and a warm build", () => {
   const b = recordedKernelBuilds();
   assert.deepEqual(b.map((x) => x.kind).sort(), ["cold", "warm"]);
   const cold = b.find((x) => x.kind === "cold")!;

@@ -2,7 +2,7 @@
 // what `slicelab record index --write` makes, malformed records and tampered copies are refused.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot } from "../src/util/paths.js";
@@ -48,7 +48,7 @@ test("data/runs/README.md is what `slicelab record index --write` writes (compar
 });
 
 test("a malformed record names file, line and field", () => {
-  const good = readFileSync(join(runs, "aa-rostedt-2023", "record.json"), "utf8");
+  const good = readFileSync(join(runs, "rostedt-2023/20261130T035419Z", "record.json"), "utf8");
   const bad = good.replace(/"cpus": 2/, '"cpus": "two"');
   assert.notEqual(bad, good);
   assert.throws(() => validateRecord(JSON.parse(bad), "x/record.json", bad), (e: unknown) => {
@@ -71,7 +71,7 @@ test("a legacy directory's envelope comes from its own files; what they do not s
   writeFileSync(join(dir, "runs.jsonl"), `${JSON.stringify({ started: "2099-01-01T00:00:05Z", ended: "2099-01-01T00:01:00Z" })}\n${JSON.stringify({ started: "2099-01-01T00:00:01Z", ended: "2099-01-01T00:00:30Z" })}\n`);
   writeFileSync(join(dir, "README.md"), "# A test record\n\nMade with\n\n```\nslicelab vm micro \\\n  --reps 3\n```\n");
   const r = deriveRecord(dir);
-  assert.equal(r.study, "dipietro-2026");
+  assert.equal(r.study, "vm-micro");
   assert.equal(r.title, "A test record");
   assert.equal(r.command, "slicelab vm micro --reps 3");
   assert.deepEqual(r.kit, { commit: "0123456789abcdef0123456789abcdef01234567", dirty: true });
@@ -107,15 +107,15 @@ test("a host record without a host name says so in its environment, not [object 
 });
 
 test("citations: a record name that prefixes a longer one is not its citation", () => {
-  const src = [{ file: "REPRODUCE.md", lines: [{ text: "see data/runs/patch-cost-pgbench-20261130T065433Z/", heading: "4. Patch" }, { text: "and data/runs/patch-cost-pgbench/ for the old one", heading: "4. Patch" }] }];
-  assert.deepEqual(citations("patch-cost-pgbench", src).map((c) => c.line), ["and data/runs/patch-cost-pgbench/ for the old one"]);
-  assert.equal(citations("patch-cost-pgbench-20261130T065433Z", src).length, 1);
+  const src = [{ file: "REPRODUCE.md", lines: [{ text: "see data/runs/patch-cost/20261130T065433Z/", heading: "4. Patch" }, { text: "and data/runs/patch-cost/20261130T021229Z/ for the old one", heading: "4. Patch" }] }];
+  assert.deepEqual(citations("patch-cost/20261130T021229Z", src).map((c) => c.line), ["and data/runs/patch-cost/20261130T021229Z/ for the old one"]);
+  assert.equal(citations("patch-cost/20261130T065433Z", src).length, 1);
 });
 
 test("import checks SHA256SUMS: a faithful copy goes in, a tampered one is refused", () => {
   const src = join(tmp, "made-elsewhere", "20990101T000000Z");
   mkdirSync(join(src, "series"), { recursive: true });
-  const rec = JSON.parse(readFileSync(join(runs, "aa-rostedt-2023", "record.json"), "utf8"));
+  const rec = JSON.parse(readFileSync(join(runs, "rostedt-2023/20261130T035419Z", "record.json"), "utf8"));
   rec.study = "smoke";
   rec.files = ["series"];
   writeFileSync(join(src, "record.json"), `${JSON.stringify(rec, null, 2)}\n`);
@@ -135,7 +135,7 @@ test("import checks SHA256SUMS: a faithful copy goes in, a tampered one is refus
 });
 
 test("verdicts of an analysis file keep their labels: an A/A control arm's FAIL is not the record's verdict", () => {
-  const a = JSON.parse(readFileSync(join(runs, "patch-cost-concurrent-20261130T072231Z", "analysis.json"), "utf8"));
+  const a = JSON.parse(readFileSync(join(runs, "patch-cost/20261130T072231Z", "analysis.json"), "utf8"));
   const vs = verdictsIn(a);
   const control = vs.find((v) => v.label === "baseline2 vs baseline");
   assert.ok(control, JSON.stringify(vs.map((v) => v.label)));
@@ -144,4 +144,24 @@ test("verdicts of an analysis file keep their labels: an A/A control arm's FAIL 
   assert.ok(c && c.reason.includes("baseline2 vs baseline: "));
   assert.deepEqual(combineVerdicts([{ label: "x", verdict: "PASS", reason: "r" }]), { verdict: "PASS", reason: "r" });
   assert.equal(combineVerdicts([]), undefined);
+});
+
+test("the one layout: every top-level directory under data/runs/ is a study, every record is <study>/<stamp>/, no code under data/", () => {
+  const studies = new Set(studyNames());
+  const tops = readdirSync(runs, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  assert.deepEqual(tops.filter((t) => !studies.has(t)), [], "top-level directories that are no study's name");
+  for (const r of listRecords(runs)) {
+    const rel = r.dir.slice(runs.length + 1);
+    assert.match(rel, /^[a-z0-9][a-z0-9.-]*\/\d{8}T\d{6}Z$/, `${rel}: not <study>/<stamp>`);
+    assert.equal(rel.split("/")[0], r.record.study, `${rel}: its envelope names study ${r.record.study}`);
+  }
+  const code: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(d, e.name));
+      else if (/\.(sh|mjs|js|ts|py)$/.test(e.name)) code.push(join(d, e.name));
+    }
+  };
+  walk(join(repoRoot(), "data"));
+  assert.deepEqual(code, []);
 });

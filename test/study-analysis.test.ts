@@ -40,7 +40,7 @@ test("paired contrasts per cell: the extension's +5% under full is resolved, laz
     }
   }
   writeFileSync(join(series, "series.json"), JSON.stringify({ format: "slicelab-series/1", design: "blocks", variants: cs.map((c) => ({ name: c.name })), plan }));
-  const rec = JSON.parse(readFileSync(join(repoRoot(), "data", "runs", "aa-rostedt-2023", "record.json"), "utf8"));
+  const rec = JSON.parse(readFileSync(join(repoRoot(), "data", "runs", "rostedt-2023/20261130T035419Z", "record.json"), "utf8"));
   rec.study = study.name;
   rec.design = { kind: "blocks", runsPerCell: blocks, warmup: 1, cells: cs.map((c) => c.name), boot: {} };
   writeFileSync(join(dir, "record.json"), JSON.stringify(rec));

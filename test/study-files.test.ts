@@ -3,7 +3,7 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from "node:fs";
-import { probeSliceExtension } from "../src/bench/provenance.js";
+import { probeSliceExtension } from "../src/record/provenance.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot } from "../src/util/paths.js";

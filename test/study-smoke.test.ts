@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot, workDir } from "../src/util/paths.js";
 import { checkSums, readRecord, isUnknown } from "../src/record/format.js";
-import { kernelInfo } from "../src/bench/provenance.js";
+import { kernelInfo } from "../src/record/provenance.js";
 
 const prefix = `tstudy${process.pid}`;
 const runs = mkdtempSync(join(tmpdir(), "slicelab-study-smoke-"));

@@ -16,7 +16,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { cacheDir, repoRoot } from "../src/util/paths.js";
 import { freePort } from "../src/postgres/cluster.js";
 import { checkSums, readRecord } from "../src/record/format.js";
-import { kitInfo } from "../src/bench/provenance.js";
+import { kitInfo } from "../src/record/provenance.js";
 
 // An unpacked sshd in the cache: cd $SLICELAB_CACHE && apt-get download openssh-server libwrap0 && for f in *.deb; do dpkg-deb -x $f openssh-server; done
 const sshd = [process.env.SLICELAB_SSHD, "/usr/sbin/sshd", join(cacheDir(), "openssh-server", "usr", "sbin", "sshd")].find((p) => p && existsSync(p));

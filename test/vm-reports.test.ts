@@ -55,9 +55,9 @@ test("probe report: rows per boot, the spin table with rseq/stats deltas, the fi
 
 test("trace report: duration rows of both methods, disagreements, and the paragraph's numbers from the records", () => {
   const runs = join(repoRoot(), "data", "runs");
-  const dir = join(runs, "vm-slice-trace-20261130T043540Z");
+  const dir = join(runs, "slice-trace/20261130T043540Z");
   const tr = readSliceTraceRun(dir);
-  const r5 = readSliceTraceRun(join(runs, "vm-slice-trace-20261130T042623Z"));
+  const r5 = readSliceTraceRun(join(runs, "slice-trace/20261130T042623Z"));
   const ta = tr.analysis as any;
   const grants = JSON.parse(readFileSync(join(dir, "grants.json"), "utf8"));
   const timers = JSON.parse(readFileSync(join(dir, "timers.json"), "utf8"));

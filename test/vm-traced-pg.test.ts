@@ -64,8 +64,8 @@ test("a micro-benchmark trace or a run without transactions is refused with the 
   }
 });
 
-const V1 = join(repoRoot(), "data/runs/vm-slice-trace-20261130T051418Z");
-const V2 = join(repoRoot(), "data/runs/vm-slice-trace-20261202T005450Z");
+const V1 = join(repoRoot(), "data/runs/slice-trace/20261130T051418Z");
+const V2 = join(repoRoot(), "data/runs/slice-trace/20261202T005450Z");
 test("the committed traced runs: v1's and v2's records read as patch v1 and v2, the trace's grants equal rseq/stats sgrant", { skip: existsSync(V2) ? false : "the v2 traced record is not in this tree" }, () => {
   const a = tracedPgRow(V1);
   const b = tracedPgRow(V2);

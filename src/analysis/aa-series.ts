@@ -1,5 +1,5 @@
 /**
- * The A/A series of notebook 05 (data/runs/aa-rostedt-2023*): the overview table, load against
+ * The A/A series of notebook 05 (data/runs/rostedt-2023/20261130T035419Z*): the overview table, load against
  * throughput, and the minimum detectable effect of the unpaired and the block analyses. The block
  * analysis itself is analyzeSeries (src/bench/analysis.ts); nothing here re-derives it.
  */

@@ -49,7 +49,7 @@ export function blocksCostReading(off: CostComparison, onVsOff: CostComparison |
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const readJsonFile = (path: string): any => JSON.parse(readFileSync(path, "utf8"));
 
-/** A micro-cost summary (data/runs/micro-cost/summary.json), or null when it is not recorded. */
+/** A patch-cost/20261130T014521Z summary (data/runs/patch-cost/20261130T014521Z/summary.json), or null when it is not recorded. */
 export function readMicroCost(file: string): any | null {
   return existsSync(file) ? readJsonFile(file) : null;
 }

@@ -14,6 +14,7 @@
  * the other load; the child's CPU time (user + sys, from the shell's `times`) is
  * recorded beside them.
  */
+import { utcStamp } from "../util/stamp.js";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,7 +36,7 @@ import {
   welchTTest,
 } from "../stats/index.js";
 import { release } from "node:os";
-import { hostInfo, kitInfo, loadAverage } from "./provenance.js";
+import { hostInfo, kitInfo, loadAverage } from "../record/provenance.js";
 import { RECORD_FORMAT, unknown, writeRecord, type RecordEnvelope } from "../record/format.js";
 import { repoRoot } from "../util/paths.js";
 import { writeFileAtomic } from "../util/fs.js";
@@ -340,7 +341,7 @@ async function main(): Promise<void> {
   };
   const text = `${JSON.stringify(r, null, 2)}\n`;
   if (values.record !== undefined) {
-    const stamp = r.startedAt.replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+    const stamp = utcStamp(new Date(r.startedAt));
     const dir = join(values.record, stamp);
     mkdirSync(dir, { recursive: true });
     writeFileAtomic(join(dir, "result.json"), text);

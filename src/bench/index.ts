@@ -40,6 +40,6 @@ export {
 export { analyzeSeries, type SeriesAnalysis, type IntervalPct } from "./analysis.js";
 export { prepareSeriesCollect, runCollectRecord, collectContext, collectAround, postmasterPidOf, type SeriesCollect, type RunCollectRecord, type WorkloadCollect } from "./collect.js";
 export { progressPrinter, formatDuration, type ProgressEvent } from "./progress.js";
-export { hostInfo, kernelInfo, kernelConfig, configValue, probeSliceExtension, postgresInfo, kitInfo, loadAverage, type SliceExtensionProbe } from "./provenance.js";
+export { hostInfo, kernelInfo, kernelConfig, configValue, probeSliceExtension, postgresInfo, kitInfo, loadAverage, type SliceExtensionProbe } from "../record/provenance.js";
 export { spawnGroup, startHogs, type GroupChild } from "./procs.js";
 export { toolCommand, parseToolOutput, clientVersions, type Clients, type ToolResult } from "./tools.js";

@@ -256,4 +256,3 @@ export function cpuVerdict(c: CpuShare, goalPct: number): { verdict: GoalVerdict
 }
 
 /** A UTC timestamp for directory names: 20261130T040512Z (the kit's one stamp, src/record/format.ts). */
-export { utcStamp as runStamp } from "../record/format.js";

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { addShutdownHook } from "../postgres/cluster.js";
+import { addShutdownHook } from "../util/shutdown.js";
 import { UserError } from "../util/errors.js";
 
 /**

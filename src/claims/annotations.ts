@@ -27,28 +27,28 @@ export const ANNOTATIONS: Readonly<Record<string, Annotation>> = {
     cites: [["claims.raw.txt", "it definitely made a difference. Not a huge one, but it was noticeable beyond the noise."]],
     reproduction: {
       status: "not yet reproduced",
-      records: ["aa-rostedt-2023", "vm-eviction-compare-20261130c"],
-      note: `our host has no slice extension, so the patched/unpatched comparison runs only in ${VM}; aa-rostedt-2023 measures his protocol's run-to-run noise on this machine (an A/A series, not the patch)`,
+      records: ["rostedt-2023/20261130T035419Z", "vm-eviction/20261130T000002Z"],
+      note: `our host has no slice extension, so the patched/unpatched comparison runs only in ${VM}; rostedt-2023/20261130T035419Z measures his protocol's run-to-run noise on this machine (an A/A series, not the patch)`,
     },
   },
   "rostedt-2023/smaller-std-dev": {
     cites: [["claims.raw.txt", "But I noticed that with the patch, the standard deviation was much smaller than without the patch."]],
     reproduction: {
       status: "not yet reproduced",
-      records: ["aa-rostedt-2023", "vm-eviction-compare-20261130c"],
+      records: ["rostedt-2023/20261130T035419Z", "vm-eviction/20261130T000002Z"],
       note: `spreads with and without the extension exist only from ${VM}, where TCG's own variation dominates`,
     },
   },
   "rostedt-2023/first-run-cold": {
     cites: [["setup.raw.txt", "Note, I threw out the first run as it had horrible numbers"]],
-    reproduction: { status: "not yet reproduced", records: ["aa-rostedt-2023"], note: "an A/A series of his protocol on this machine, with its first runs; this entry does not read it yet" },
+    reproduction: { status: "not yet reproduced", records: ["rostedt-2023/20261130T035419Z"], note: "an A/A series of his protocol on this machine, with its first runs; this entry does not read it yet" },
   },
   "rostedt-2023/ranges-overlap": { cites: [["claims.raw.txt", "except that with the slower kernel, the worse performance with the patch was better than the best performance without it."]] },
   "sangappa-2024/lock-table-improvement": {
     cites: [["test-results.raw.txt", "Lock table test:- a simple database test"], ["test-results.raw.txt", "44% improvement."]],
     reproduction: {
       status: "not yet reproduced",
-      records: ["collect-locktable-aa", "vm-eviction-compare-20261130c", "vm-slice-trace-20261130T051418Z"],
+      records: ["sangappa-2024-locktable/20261130T021429Z", "vm-eviction/20261130T000002Z", "slice-trace/20261130T051418Z"],
       note: `the lock-table program was not published; our analogue protocol (sangappa-2024-locktable) ran with the extension only in ${VM}, and on the host as an A/A series`,
     },
   },
@@ -58,7 +58,7 @@ export const ANNOTATIONS: Readonly<Record<string, Annotation>> = {
   },
   "sangappa-2024/clearly-shows-benefit": {
     cites: [["claims.raw.txt", "This clearly shows there is benefit."]],
-    reproduction: { status: "not yet reproduced", records: ["vm-eviction-compare-20261130c"], note: `only ${VM}` },
+    reproduction: { status: "not yet reproduced", records: ["vm-eviction/20261130T000002Z"], note: `only ${VM}` },
   },
   "lahr-2001/run-lengths": { cites: [["spraul-reply.raw.txt", "The 8-way test ran for ~ 129 seconds wall clock time (total cpu time 1030 seconds)"], ["lockstat.raw.txt", "8way:"]] },
   "lahr-2001/spraul-lost-time": { cites: [["spraul-reply.raw.txt", "and around 0.7 seconds were lost due to spinning."], ["lockstat.raw.txt", "8way:"]] },

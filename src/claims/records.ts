@@ -31,7 +31,7 @@ export function readRecordJson<T>(name: string, file: string): T {
 }
 
 /** The mechanism study's side-by-side batch (VM, TCG): preemption mode × slice_extension. */
-export const MECHANISM_RECORD = "vm-eviction-compare-20261130c";
+export const MECHANISM_RECORD = "vm-eviction/20261130T000002Z";
 
 export interface MechanismCell {
   mode: string;

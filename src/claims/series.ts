@@ -6,6 +6,7 @@
  * +0.245% Rostedt reported? Each answer is a ledger entry of the same shape as the
  * published ones (entry.ts), computed from the series' finished runs, never typed.
  */
+import { tryReadJson } from "../util/json.js";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import { seriesRows, type SeriesRow } from "../bench/series.js";
@@ -231,7 +232,8 @@ export function seriesInput(dir: string, opts: SeriesClaimsOptions = {}): Series
   const rel = relative(repoRoot(), abs);
   return {
     dir,
-    name: basename(abs),
+    // a record at data/runs/STUDY/STAMP is named STUDY/STAMP (its envelope's study), one made before the one layout by its directory
+    name: recordName(abs),
     shown: rel.startsWith("..") || rel === "" ? abs : rel,
     variants,
     a,
@@ -633,6 +635,12 @@ function noiseFloorEntry(x: Context): ClaimEntry {
  * Throws UserError (exit 2) when `dir` is not a series, has fewer than two variants,
  * or `a`/`b` name a variant it does not have.
  */
+/** STUDY/STAMP for a record directory named by its stamp (the study from its record.json), else the directory's name. */
+function recordName(abs: string): string {
+  const study = (tryReadJson<{ study?: unknown }>(join(abs, "record.json")) ?? {}).study;
+  return typeof study === "string" && /^\d{8}T\d{6}Z$/.test(basename(abs)) ? `${study}/${basename(abs)}` : basename(abs);
+}
+
 export function seriesClaims(dir: string, opts: SeriesClaimsOptions = {}): ClaimEntry[] {
   const o = ledgerOptions({ seed: opts.seed, resamples: opts.resamples, alpha: opts.alpha });
   const s = seriesInput(dir, opts);

@@ -38,7 +38,7 @@ export function numbersIn(source: string, file: string, re: RegExp): number[] {
 }
 
 /** The traced VM run of our patched server (grants and enforcement-timer intervals). */
-const TRACE_RECORD = "vm-slice-trace-20261130T051418Z";
+const TRACE_RECORD = "slice-trace/20261130T051418Z";
 interface TraceAnalysis {
   sliceNs: number[];
   tracepoints: { grants: number };

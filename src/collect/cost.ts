@@ -1,7 +1,7 @@
 /**
  * The direct cost of each collector: what its own processes consume while a run is measured,
  * instead of (only) the throughput difference with the collector off and on, which a noisy
- * machine cannot resolve (see data/runs/collector-overhead-2026-11-30).
+ * machine cannot resolve (see data/runs/collector-cost/20261130T000000Z).
  *
  * How: the collector runs alone in a child Node process (the "worker", this file with
  * `--worker NAME`) that does nothing else, while the parent keeps a pgbench -S workload running
@@ -36,7 +36,7 @@ import { parseArgs } from "node:util";
 import { workDir } from "../util/paths.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { UserError } from "../util/errors.js";
-import { hostInfo, kitInfo } from "../bench/provenance.js";
+import { hostInfo, kitInfo } from "../record/provenance.js";
 import { COLLECTOR_NAMES, parseCollectList, prepareCollectors, startCollectors, stopCollectors, type CollectContext, type CollectorName } from "./index.js";
 
 /** utime, stime, cutime, cstime of a /proc/PID/stat line, in clock ticks; ppid too. */

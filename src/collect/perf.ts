@@ -4,7 +4,7 @@ import { existsSync, openSync, closeSync, readFileSync, writeSync, rmSync, const
 import { Socket } from "node:net";
 import { dirname, join } from "node:path";
 import type { CheckResult } from "./index.js";
-import { addShutdownHook } from "../postgres/cluster.js";
+import { addShutdownHook } from "../util/shutdown.js";
 
 /** `perf --version`, or null when perf cannot run. */
 export function perfVersion(perf = "perf"): string | null {

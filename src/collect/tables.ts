@@ -6,51 +6,99 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { readRunResult, seriesRows, type RunResult, type WorkloadResult } from "../bench/series.js";
+import { UserError } from "../util/errors.js";
+import { tryReadJson } from "../util/json.js";
 import type { CollectorOutput } from "./index.js";
 import type { CtxswResult } from "./ctxsw.js";
 import type { PgWaitsSummary } from "./pg-waits.js";
 import type { PerfLockContention } from "../parse/perf-lock.js";
 import type { LockStat } from "../parse/proc-lock-stat.js";
 
-/** The series directories under `root` whose name starts with `prefix` (default "collect-"), sorted. */
-export function collectedSeriesDirs(root: string, prefix = "collect-"): string[] {
+/** Record directories under a runs root: `root/NAME` (made before the one layout) and `root/STUDY/STAMP`, each holding record.json. */
+function recordDirs(root: string): string[] {
   if (!existsSync(root)) return [];
-  return readdirSync(root)
-    .filter((d) => d.startsWith(prefix) && existsSync(join(root, d, "series.json")))
-    .sort()
-    .map((d) => join(root, d));
+  const out: string[] = [];
+  for (const top of readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name)) {
+    if (existsSync(join(root, top, "record.json"))) out.push(join(root, top));
+    else for (const sub of readdirSync(join(root, top), { withFileTypes: true }).filter((e) => e.isDirectory())) if (existsSync(join(root, top, sub.name, "record.json"))) out.push(join(root, top, sub.name));
+  }
+  return out;
+}
+
+/** A series directory whose runs had collectors on (series.json lists them). */
+function isCollected(dir: string): boolean {
+  const s = tryReadJson<{ collect?: unknown[] }>(join(dir, "series.json"));
+  return Array.isArray(s?.collect) && s.collect.length > 0;
+}
+
+/** When a record started (its envelope), for the order of records; its path when unknown. */
+function startOf(dir: string): string {
+  const r = tryReadJson<{ started?: unknown }>(join(dir, "record.json"));
+  return typeof r?.started === "string" ? r.started : dir;
+}
+
+const byStart = (a: string, b: string) => startOf(a).localeCompare(startOf(b)) || a.localeCompare(b);
+
+/** The records under `root` that are a collected series themselves (series.json with collectors at the top), oldest first. */
+export function collectedSeriesDirs(root: string): string[] {
+  return recordDirs(root).filter(isCollected).sort(byStart);
 }
 
 /**
- * The series of collected VM boots: `root/PREFIX…/BOOT/series` (one directory per
- * `slicelab vm run` of src/collect/vm-lockstat-guest.sh, e.g. data/runs/vm-lockstat-20261130/plain-1/series),
- * sorted; boots whose series holds no series.json (failed before the first run) are left out.
+ * The series of collected VM boots: `RECORD/BOOT/series` (one directory per
+ * `slicelab vm run` of src/collect/vm-lockstat-guest.sh, e.g. the boot plain-1 of
+ * data/runs/sangappa-2024-locktable/20261130T075623Z), records oldest first, boots sorted;
+ * boots whose series holds no series.json (failed before the first run) are left out.
  */
-export function collectedVmSeriesDirs(root: string, prefix = "vm-lockstat-"): string[] {
-  if (!existsSync(root)) return [];
+export function collectedVmSeriesDirs(root: string): string[] {
   const out: string[] = [];
-  for (const d of readdirSync(root).filter((x) => x.startsWith(prefix)).sort()) {
-    const top = join(root, d);
-    for (const boot of readdirSync(top, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()) {
-      if (existsSync(join(top, boot, "series", "series.json"))) out.push(join(top, boot, "series"));
+  for (const rec of recordDirs(root).sort(byStart)) {
+    for (const boot of readdirSync(rec, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()) {
+      const series = join(rec, boot, "series");
+      if (existsSync(join(series, "series.json")) && isCollected(series)) out.push(series);
     }
   }
   return out;
 }
 
+/** The finished runs of a series directory in plan order (series.json, runs/ID/result.json). */
+function finishedRuns(dir: string): CollectedRun[] {
+  const plan = tryReadJson<{ plan?: { id: string }[] }>(join(dir, "series.json"));
+  if (!plan || !Array.isArray(plan.plan)) throw new UserError(`${dir}: expected a series directory with series.json, found none`);
+  const out: CollectedRun[] = [];
+  for (const p of plan.plan) {
+    const r = tryReadJson<CollectedRun>(join(dir, "runs", p.id, "result.json"));
+    if (r && r.id === p.id && Array.isArray(r.workloads)) out.push(r);
+  }
+  return out;
+}
+
+/** What the tables read of a run's result.json (the series runner's RunResult, src/bench/series.ts). */
+interface CollectedWorkload {
+  workload: string;
+  tps: number;
+  seconds: number;
+  collect?: { outputs: CollectorOutput[] };
+  sliceExtension?: { countersDelta?: Record<string, number> };
+}
+interface CollectedRun {
+  index: number;
+  id: string;
+  variant: string;
+  warmup: boolean;
+  workloads: CollectedWorkload[];
+}
+
 interface RunWorkload {
-  run: RunResult;
-  workload: WorkloadResult;
+  run: CollectedRun;
+  workload: CollectedWorkload;
   output: CollectorOutput;
 }
 
 /** The finished runs of a series (in run order) and, per workload, the output of one collector. */
 function outputsOf(dir: string, collector: string): RunWorkload[] {
-  const ids = [...new Set(seriesRows(dir).map((r) => r.id))];
   const out: RunWorkload[] = [];
-  for (const id of ids) {
-    const run = readRunResult(dir, id)!;
+  for (const run of finishedRuns(dir)) {
     for (const w of run.workloads) {
       const o = w.collect?.outputs.find((x) => x.collector === collector);
       if (o) out.push({ run, workload: w, output: o });

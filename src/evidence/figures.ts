@@ -8,7 +8,7 @@
  * number it reports an entry here (or remove the number from the text).
  */
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { costModel } from "../analysis/patch-cost.js";
 import { patchCostModel } from "../postgres/cost-model.js";
 import { accelContrastCells, extensionEffect, summariseCells, type CellSummary, type ContrastCell, type ContrastRow, type FactorialRow, type Interval } from "../analysis/mechanism.js";
@@ -247,7 +247,7 @@ const capture = (t: string) => captureSummary(topLockClasses(parseProcLockStat(t
 /** Kernel lock wait share per lockstat boot (notebook 06: snapshots of the lockstat collector, × 2 vCPUs). */
 const waitRanges = (root: string) => {
   const dirs = collectedVmSeriesDirs(join(root, "data/runs"));
-  const rows = dirs.flatMap((d) => lockStatRunRows(d, Infinity).map((r) => ({ boot: d.split("/").slice(-3, -1).join("/"), ...r })));
+  const rows = dirs.flatMap((d) => lockStatRunRows(d, Infinity).map((r) => ({ boot: relative(join(root, "data/runs"), dirname(d)), ...r })));
   return waitShareRanges(snapshots(rows), 2);
 };
 const waitRange = (boot: string, end: "min" | "max") => (_t: string, root: string): number => {

@@ -1,5 +1,5 @@
 /**
- * Kernel builds as recorded in the repository (data/runs/vm-kernel-bench/*.json, written by the
+ * Kernel builds as recorded in the repository (data/runs/kernel-build/20261130T024149Z/*.json, written by the
  * kernel build benchmark), as opposed to the build the cache of the machine at hand holds: a
  * notebook shows the recorded ones as its figures and this machine's only as machine facts.
  */
@@ -20,7 +20,7 @@ export interface RecordedKernelBuild {
   loadavgStart: number[] | null;
 }
 
-export function recordedKernelBuilds(dir = join(repoRoot(), "data", "runs", "vm-kernel-bench")): RecordedKernelBuild[] {
+export function recordedKernelBuilds(dir = join(repoRoot(), "data", "runs", "kernel-build/20261130T024149Z")): RecordedKernelBuild[] {
   if (!existsSync(dir)) return [];
   const out: RecordedKernelBuild[] = [];
   for (const name of readdirSync(dir).filter((n) => n.endsWith(".json")).sort()) {
@@ -36,7 +36,7 @@ export function recordedKernelBuilds(dir = join(repoRoot(), "data", "runs", "vm-
         throw new UserError(`${path}: expected builds[] entries with kind cold|warm and seconds, found ${JSON.stringify(b).slice(0, 120)}`);
       }
       out.push({
-        record: `data/runs/vm-kernel-bench/${name}`,
+        record: `data/runs/kernel-build/20261130T024149Z/${name}`,
         measured: d.measured ?? name.replace(/\.json$/, ""),
         kind: b.kind,
         seconds: b.seconds,

@@ -3,6 +3,7 @@ import { appendFileSync, chmodSync, chownSync, existsSync, mkdirSync, readFileSy
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { UserError } from "../util/errors.js";
+import { addExitHook, addShutdownHook } from "../util/shutdown.js";
 import { workDir } from "../util/paths.js";
 import { majorOf, missingServerProgram, serverVersion } from "./binaries.js";
 import { ensurePgUser, PG_USER } from "./user.js";
@@ -38,60 +39,13 @@ export interface Cluster {
   stop(mode?: "fast" | "immediate"): Promise<void>;
 }
 
-// ---------------------------------------------------------------------------
-// Shutdown hooks: one place that reacts to SIGINT/SIGTERM for the whole kit, so
-// that benchmark children (pgbench, CPU hogs) die before their cluster stops.
-
-type Hook = () => Promise<void> | void;
-const hooks: Hook[] = [];
-let handlersInstalled = false;
-let shuttingDown = false;
-
-async function runHooks(): Promise<void> {
-  for (const h of [...hooks].reverse()) {
-    try {
-      await h();
-    } catch {
-      /* keep going: every hook gets its chance */
-    }
-  }
-}
-
-function installHandlers(): void {
-  if (handlersInstalled) return;
-  handlersInstalled = true;
-  const onSignal = (signal: NodeJS.Signals, code: number) => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    process.stderr.write(`\nslicelab: ${signal}: stopping benchmark processes and clusters…\n`);
-    void runHooks().finally(() => process.exit(code));
-  };
-  process.on("SIGINT", () => onSignal("SIGINT", 130));
-  process.on("SIGTERM", () => onSignal("SIGTERM", 143));
-  process.on("exit", () => {
-    // Last resort when the process exits without having stopped its clusters.
-    for (const c of liveClusters.values()) stopSync(c.binDir, c.dataDir);
-  });
-}
-
-/**
- * Registers a function run on SIGINT/SIGTERM before the process exits (latest
- * first). Returns a function that removes it. Used by clusters and by the
- * benchmark runner for its child process groups.
- */
-export function addShutdownHook(hook: Hook): () => void {
-  installHandlers();
-  hooks.push(hook);
-  return () => {
-    const i = hooks.lastIndexOf(hook);
-    if (i >= 0) hooks.splice(i, 1);
-  };
-}
-
-/** True once SIGINT or SIGTERM has started the shutdown hooks. */
-export function isShuttingDown(): boolean {
-  return shuttingDown;
-}
+// Shutdown hooks live in src/util/shutdown.ts (collectors and the benchmark runner use them
+// too); re-exported here for the callers that import them with the cluster.
+export { addShutdownHook, isShuttingDown } from "../util/shutdown.js";
+addExitHook(() => {
+  // Last resort when the process exits without having stopped its clusters.
+  for (const c of liveClusters.values()) stopSync(c.binDir, c.dataDir);
+});
 
 // ---------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@
  * and holds are exact, rearm and grant counts are 0 there. The record says
  * which.
  *
- * Method (as the v1 record data/runs/lock-ops-per-txn-20261130): runs of
+ * Method (as the v1 record data/runs/lock-ops-vm/20261130T074829Z): runs of
  * 10 s and 30 s with the same connections; for each (30 s, 10 s) pair the
  * counter difference over the transaction difference is the count per
  * transaction without the cost of connecting.

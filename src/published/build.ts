@@ -4,6 +4,7 @@
  * texts: scripts/build-published.ts writes their output as the committed tidy
  * files, and test/published-data.test.ts runs them again and compares.
  */
+import { toCsv } from "../util/csv.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ParseError, quoteFound } from "../util/errors.js";
@@ -363,19 +364,7 @@ export function buildLu2023(root = repoRoot()): Lu2023Tidy {
 
 // -------------------------------------------------------------- tidy files
 
-/** Quotes a CSV field when needed (RFC 4180). */
-function csvField(v: unknown): string {
-  if (v === null || v === undefined) return "";
-  const s = String(v);
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-/** Renders records as CSV with the given columns (keys), header first. */
-export function toCsv(columns: string[], rows: object[]): string {
-  const lines = [columns.join(",")];
-  for (const r of rows) lines.push(columns.map((c) => csvField((r as Record<string, unknown>)[c])).join(","));
-  return `${lines.join("\n")}\n`;
-}
+export { toCsv } from "../util/csv.js";
 
 const json = (v: unknown): string => `${JSON.stringify(v, null, 2)}\n`;
 

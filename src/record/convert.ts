@@ -1,9 +1,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { tryReadJson } from "../util/json.js";
 import { basename, join, relative } from "node:path";
 import {
   RECORD_FILE,
   RECORD_FORMAT,
+  recordText,
   SUMS_FILE,
+  writeRecord,
   unknown,
   type Field,
   type RecordEnvelope,
@@ -19,17 +22,17 @@ import { combineVerdicts, verdictsIn } from "./verdicts.js";
 
 /** Which study a legacy directory belongs to, by its name. */
 const LEGACY_STUDY: [RegExp, string][] = [
+  [/^lock-ops-per-txn-/, "lock-ops-vm"],
+  [/^vm-eviction-/, "vm-eviction"],
+  [/^vm-micro-/, "vm-micro"],
+  [/^vm-slice-trace-/, "slice-trace"],
   [/^aa-rostedt-2023/, "rostedt-2023"],
   [/^collect-locktable-aa$/, "sangappa-2024-locktable"],
   [/^collect-smoke/, "collector-cost"],
   [/^collector-overhead-/, "collector-cost"],
-  [/^lock-ops-per-txn-/, "patch-cost"],
   [/^micro-cost$/, "patch-cost"],
   [/^patch-cost/, "patch-cost"],
   [/^overhead-/, "harness-overhead"],
-  [/^vm-eviction-/, "dipietro-2026"],
-  [/^vm-micro-/, "dipietro-2026"],
-  [/^vm-slice-trace-/, "dipietro-2026"],
   [/^vm-lockstat-/, "sangappa-2024-locktable"],
   [/^vm-pg-smoke-/, "smoke"],
   [/^vm-kernel-bench$/, "kernel-build"],
@@ -49,13 +52,10 @@ interface Source {
   json: Json;
 }
 
+/** A JSON object file, or undefined when it is missing, unreadable or not an object. */
 function readJson(p: string): Json | undefined {
-  try {
-    const v = JSON.parse(readFileSync(p, "utf8")) as unknown;
-    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Json) : undefined;
-  } catch {
-    return undefined;
-  }
+  const v = tryReadJson(p);
+  return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Json) : undefined;
 }
 
 /** Provenance-like JSON files of a directory, at most three levels down, outside per-run folders. */
@@ -381,4 +381,29 @@ export function deriveRecord(dir: string): RecordEnvelope {
     analysis,
     notes,
   };
+}
+
+/**
+ * Derives record.json for every top-level directory under `root` that has none
+ * and is not a study directory of records; writes them when `write`.
+ */
+export function deriveEnvelopes(root: string, write: boolean): { dir: string; study: string; unknown: string[] }[] {
+  const done: { dir: string; study: string; unknown: string[] }[] = [];
+  for (const name of readdirSync(root).sort()) {
+    const dir = join(root, name);
+    if (!statSync(dir).isDirectory() || existsSync(join(dir, RECORD_FILE))) continue;
+    // A study directory of new-format records (data/runs/STUDY/STAMP/) is not itself a record.
+    const subs = readdirSync(dir).filter((s) => statSync(join(dir, s)).isDirectory());
+    if (subs.length > 0 && subs.every((s) => existsSync(join(dir, s, RECORD_FILE)))) continue;
+    const rec = deriveRecord(dir);
+    const text = recordText(rec);
+    const unknowns = Object.entries(JSON.parse(text) as Record<string, unknown>).flatMap(([k, v]) =>
+      typeof v === "object" && v !== null && !Array.isArray(v)
+        ? "unknown" in v ? [k] : Object.entries(v).filter(([, x]) => typeof x === "object" && x !== null && "unknown" in x).map(([s]) => `${k}.${s}`)
+        : [],
+    );
+    if (write) writeRecord(dir, rec);
+    done.push({ dir: name, study: rec.study, unknown: unknowns });
+  }
+  return done;
 }

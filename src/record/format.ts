@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ParseError, UserError } from "../util/errors.js";
 import { writeFileAtomic } from "../util/fs.js";
@@ -85,11 +85,13 @@ export interface RecordEnvelope {
   /** The study's verdict on this record, when it was analysed. */
   analysis: Field<{ verdict: string; reason: string; file: string }>;
   notes: string[];
+  /** Where the record was before `slicelab record convert` moved it (data/runs/OLD), when it was moved. */
+  formerPath?: string;
 }
 
 const FIELDS: (keyof RecordEnvelope)[] = [
   "format", "study", "title", "environment", "design", "command", "kit", "host", "kernel", "glibc", "postgres",
-  "started", "ended", "concurrent", "files", "derivedFrom", "analysis", "notes",
+  "started", "ended", "concurrent", "files", "derivedFrom", "analysis", "notes", "formerPath",
 ];
 
 /** A record with the directory it was read from. */
@@ -148,6 +150,7 @@ export function validateRecord(raw: unknown, file: string, text: string): Record
   for (const k of ["files", "derivedFrom", "notes"]) {
     if (!Array.isArray(o[k]) || !(o[k] as unknown[]).every((x) => typeof x === "string")) fail(k, "an array of strings", o[k]);
   }
+  if (o.formerPath !== undefined && (typeof o.formerPath !== "string" || !/^data\/runs\/[^/]/.test(o.formerPath))) fail("formerPath", "a path data/runs/…", o.formerPath);
   return o as unknown as RecordEnvelope;
 }
 
@@ -168,7 +171,7 @@ export function readRecord(dir: string): RecordEnvelope {
 /** The envelope in its fixed key order, as written to disk. */
 export function recordText(r: RecordEnvelope): string {
   const ordered: Record<string, unknown> = {};
-  for (const k of FIELDS) ordered[k] = r[k];
+  for (const k of FIELDS) if (r[k] !== undefined) ordered[k] = r[k];
   return `${JSON.stringify(ordered, null, 2)}\n`;
 }
 
@@ -219,10 +222,8 @@ export function directoriesWithoutRecord(root: string): string[] {
   return out;
 }
 
-/** A UTC stamp for a record directory: 20261201T181553Z. */
-export function utcStamp(d = new Date()): string {
-  return d.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
-}
+/** The one stamp format (src/util/stamp.ts), re-exported for the record's writers. */
+export { STAMP_RE, utcStamp } from "../util/stamp.js";
 
 /** Every regular file below dir (relative paths, sorted), record.json and SHA256SUMS included only if asked. */
 export function filesBelow(dir: string, skip: string[] = []): string[] {
@@ -274,4 +275,16 @@ export function checkSums(dir: string): string[] {
   });
   for (const f of filesBelow(dir, [SUMS_FILE])) if (!listed.has(f)) problems.push(`${dir}/${f}: not listed in ${SUMS_FILE}`);
   return problems;
+}
+
+/** Writes one JSON file of a record (DIR/NAME, the directory made if needed), atomically. */
+export function writeRecordJson(dir: string, name: string, value: unknown): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileAtomic(join(dir, name), `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Copies a finished record (a guest's, a remote host's) to its place under the runs root. */
+export function copyRecord(from: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  cpSync(from, to, { recursive: true });
 }

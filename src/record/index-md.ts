@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { writeFileAtomic } from "../util/fs.js";
 import { fieldText, isUnknown, listRecords, type LoadedRecord } from "./format.js";
 
 /**
@@ -144,4 +145,9 @@ export function recordIndex(repo: string, runsRoot = join(repo, "data", "runs"))
     }
   }
   return `${out.join("\n").trimEnd()}\n`;
+}
+
+/** Writes RUNS/README.md (`slicelab record index --write`). */
+export function writeRecordIndex(runsRoot: string, text: string): void {
+  writeFileAtomic(join(runsRoot, "README.md"), text);
 }

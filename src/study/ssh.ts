@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { UserError } from "../util/errors.js";
 import { repoRoot, workDir } from "../util/paths.js";
 import { checkSums, readRecord, utcStamp, writeRecord, writeSums } from "../record/format.js";
-import { kitInfo } from "../bench/provenance.js";
+import { kitInfo } from "../record/provenance.js";
 
 /**
  * `study run NAME --ssh HOST`: the kit is copied to HOST with rsync (over OpenSSH), the study

@@ -20,3 +20,9 @@ export function freshRawDir(dir: string): string {
   if (readdirSync(raw).length > 0) throw new UserError(`${raw}: not empty; choose a new --out directory`);
   return raw;
 }
+
+/** Makes a directory (and its parents) for the kit's work files; returns it. */
+export function makeDir(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}

@@ -8,6 +8,7 @@
  * stalls on this kind of machine), TCG otherwise. TCG emulates the CPU: its
  * timings are functional evidence, never performance evidence.
  */
+import { utcStamp } from "../util/stamp.js";
 import { createHash } from "node:crypto";
 import { accessSync, constants, createWriteStream, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -134,7 +135,7 @@ export function qemuArgs(o: {
 }
 
 function newRunDir(): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
+  const stamp = utcStamp();
   const dir = join(workDir(), "vm", "runs", `${stamp}-${process.pid}-${Math.random().toString(36).slice(2, 6)}`);
   mkdirSync(dir, { recursive: true });
   return dir;

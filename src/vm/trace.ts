@@ -13,13 +13,13 @@
  * rseq/stats before and after. After the run `trace-cmd extract` + `report -t`
  * (nanosecond timestamps) turns the buffers into text; the tracefs text
  * (microsecond timestamps) is kept as well. The host parses and analyses it
- * (src/parse/slice-trace.ts) and writes data/runs/vm-slice-trace-STAMP/.
+ * (src/parse/slice-trace.ts) and writes data/runs/slice-trace/STAMP/.
  */
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { basename, join, relative } from "node:path";
-import { kitInfo, hostInfo } from "../bench/provenance.js";
+import { kitInfo, hostInfo } from "../record/provenance.js";
 import { loadProtocol, resolveWorkloads } from "../bench/protocol.js";
 import { buildMicro, type MicroRun } from "../micro/driver.js";
 import { readBuildRecord, type BuildRecord } from "../kernel/build.js";
@@ -113,7 +113,7 @@ exit $rc
  * (each backend's connection setup alone takes seconds when emulated) and runs
  * long enough that transactions complete after the clients have connected —
  * the smoke protocol's 2 s runs with 8 clients processed 0 transactions there
- * (data/runs/vm-slice-trace-20261130T045713Z). `--pg-param` overrides them.
+ * (data/runs/slice-trace/20261130T045713Z). `--pg-param` overrides them.
  */
 export const PG_TCG_DEFAULTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   "sangappa-2024-locktable": { clients: "4", hogs: "2", threads: "2", duration: "60" },
@@ -211,7 +211,7 @@ export interface SliceTraceOptions {
   /** Per-CPU ring buffer size in KiB. */
   bufferKb?: number;
   timeoutS?: number;
-  /** Directory for the results (default data/runs/vm-slice-trace-STAMP). */
+  /** Directory for the results (default data/runs/slice-trace/STAMP). */
   outDir?: string;
   onConsole?: (s: string) => void;
 }
@@ -261,7 +261,7 @@ export async function runSliceTraceInVm(o: SliceTraceOptions): Promise<SliceTrac
   const pg = kind === "pg" ? resolvePgWorkload(o.pgProtocol, o.pgParams, o.pgRuns ?? 1, cpus) : null;
   if (kind !== "pg" && threads + hogs <= cpus) throw new UserError(`--threads ${threads} + --hogs ${hogs} must exceed --cpus ${cpus}: the run must be oversubscribed for grants to matter`);
   const micro = await buildMicro();
-  const dir = o.outDir ?? join(repoRoot(), "data", "runs", `vm-slice-trace-${utcStamp()}`);
+  const dir = o.outDir ?? join(repoRoot(), "data", "runs", "slice-trace", utcStamp());
   const raw = freshRawDir(dir);
   const cli = join(repoRoot(), "bin", "slicelab.js");
   if (kind !== "micro" && (!o.pgBin || !existsSync(join(o.pgBin, "postgres")))) {
@@ -431,9 +431,10 @@ export function readSliceTraceRun(dir: string): { provenance: Record<string, unk
   return { provenance: read("provenance.json"), analysis: read("analysis.json"), histograms: read("histograms.json") };
 }
 
-/** The newest data/runs/vm-slice-trace-* directory, if any. */
+/** The newest traced run, data/runs/slice-trace/STAMP, if any. */
 export function latestSliceTraceRun(root = join(repoRoot(), "data", "runs")): string | null {
-  if (!existsSync(root)) return null;
-  const runs = readdirSync(root).filter((n) => n.startsWith("vm-slice-trace-") && existsSync(join(root, n, "analysis.json"))).sort();
-  return runs.length ? join(root, runs[runs.length - 1]!) : null;
+  const dir = join(root, "slice-trace");
+  if (!existsSync(dir)) return null;
+  const runs = readdirSync(dir).filter((n) => existsSync(join(dir, n, "analysis.json"))).sort();
+  return runs.length ? join(dir, runs[runs.length - 1]!) : null;
 }

@@ -9,7 +9,7 @@ import { progressPrinter } from "../../bench/progress.js";
 import { loadProtocol, protocolNames, resolveWorkloads } from "../../bench/protocol.js";
 import { runSeries } from "../../bench/series.js";
 import { analyzeSeries } from "../../bench/analysis.js";
-import { writeFileAtomic } from "../../util/fs.js";
+import { writeRecordJson } from "../../record/format.js";
 import { parseVariants } from "../../bench/variant.js";
 import { COLLECTOR_NAMES, parseCollectList } from "../../collect/index.js";
 
@@ -190,7 +190,7 @@ async function analyze(argv: string[]): Promise<number> {
     verdictAnalysis: verdict.analysis,
     unpairedVerdict: { verdict: comparison.verdict, reason: comparison.reason },
   };
-  if (values.write) writeFileAtomic(join(dir, "analysis.json"), `${JSON.stringify(record, null, 2)}\n`);
+  if (values.write) writeRecordJson(dir, "analysis.json", record);
   if (values.json) {
     printJson(record);
     return 0;

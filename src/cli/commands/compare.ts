@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { csvFields as splitCsv } from "../../util/csv.js";
 import { basename, join } from "node:path";
 import type { Command } from "../command.js";
 import { numberOption, parseCommandArgs, printJson } from "../args.js";
@@ -48,7 +49,7 @@ examples (Rostedt 2023, the first run of each side left out as he did):
   slicelab compare data/published/rostedt-2023/runs.csv --by side=without-patch,with-patch --where role=measured
   slicelab compare data/published/rostedt-2023/without-patch.raw.txt data/published/rostedt-2023/with-patch.raw.txt --discard-first 1
 our A/A series (randomised blocks, analysed unpaired):
-  slicelab compare data/runs/aa-rostedt-2023-T20`;
+  slicelab compare data/runs/rostedt-2023/20261130T011758Z`;
 
 /** One input side: the files read, the row selection applied to CSV files, and the tps values in file order. */
 export interface CompareSide {
@@ -76,28 +77,8 @@ export interface TpsRow {
   fields: Record<string, string>;
 }
 
-/** The split of a CSV line into fields (double-quoted fields may hold commas; "" is a quote). */
-function csvFields(line: string): string[] {
-  const out: string[] = [];
-  let cur = "";
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]!;
-    if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') {
-        cur += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else cur += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ",") {
-      out.push(cur.trim());
-      cur = "";
-    } else cur += ch;
-  }
-  out.push(cur.trim());
-  return out;
-}
+/** The fields of a CSV line (the kit's one dialect, src/util/csv.ts), surrounding blanks trimmed. */
+const csvFields = (line: string): string[] => splitCsv(line).map((f) => f.trim());
 
 function isCommentOrBlank(line: string): boolean {
   const t = line.trim();

@@ -1,4 +1,5 @@
 import type { Command } from "../command.js";
+import { writeRecordJson } from "../../record/format.js";
 import { parseCommandArgs, printJson } from "../args.js";
 import { UserError } from "../../util/errors.js";
 import { resolveSource, type PgSource } from "../../postgres/source.js";
@@ -10,8 +11,6 @@ import { cachedKernel } from "../../kernel/ensure.js";
 import type { Accel } from "../../vm/qemu.js";
 import { measureHookCost } from "../../postgres/hook-cost.js";
 import { countLockOps } from "../../postgres/lock-ops.js";
-import { writeFileAtomic } from "../../util/fs.js";
-import { mkdirSync } from "node:fs";
 import { repoRoot } from "../../util/paths.js";
 import { join } from "node:path";
 
@@ -55,7 +54,7 @@ const usage = [
   "          patched server (pg_stat_get_slice_extension) over --pairs (default 2)",
   "          of 10 s and 30 s runs; --shim forces the probe to succeed with an",
   "          LD_PRELOAD shim on a kernel without the feature (counts only);",
-  "          writes summary.json to --out (default data/runs/lock-ops-v2/<UTC stamp>).",
+  "          writes summary.json to --out (default data/runs/lock-ops/<UTC stamp>).",
   "",
   "options:",
   "  --version 15|18   major version to fetch from Debian (default 18)",
@@ -169,10 +168,9 @@ export const postgresCommand: Command = {
     if (action === "lock-ops") {
       const pairs = values.pairs === undefined ? 2 : Number(values.pairs);
       if (!Number.isInteger(pairs) || pairs < 1) throw new UserError(`--pairs: expected a positive integer, found ${JSON.stringify(values.pairs)}`);
-      const out = values.out ?? join(repoRoot(), "data", "runs", "lock-ops-v2", utcStamp());
+      const out = values.out ?? join(repoRoot(), "data", "runs", "lock-ops", utcStamp());
       const rec = await countLockOps(src, { pairs, shim: values.shim === true, log, binDir: values.bin });
-      mkdirSync(out, { recursive: true });
-      writeFileAtomic(join(out, "summary.json"), `${JSON.stringify(rec, null, 2)}\n`);
+      writeRecordJson(out, "summary.json", rec);
       if (values.json) printJson({ out, perTransaction: rec.perTransaction, shim: rec.shim });
       else process.stdout.write(`hook executions per transaction ${rec.perTransaction.mean.hook_executions!.toFixed(2)} (${rec.perTransaction.min.hook_executions!.toFixed(2)}–${rec.perTransaction.max.hook_executions!.toFixed(2)}, ${rec.perTransaction.pairs} pairs)${rec.shim ? ", counted through the shim" : ""}; record ${out}\n`);
       return 0;
@@ -180,8 +178,7 @@ export const postgresCommand: Command = {
     if (action === "hook-cost") {
       const out = values.out ?? join(repoRoot(), "data", "runs", "patch-cost", utcStamp());
       const rec = await measureHookCost(src.dir, src.major, { rounds, iterations, log });
-      mkdirSync(out, { recursive: true });
-      writeFileAtomic(join(out, "summary.json"), `${JSON.stringify(rec, null, 2)}\n`);
+      writeRecordJson(out, "summary.json", rec);
       if (values.json) printJson({ out, addedNs: rec.addedNs, noneNs: rec.noneNs, host: rec.host });
       else {
         const f = (x: { mean: number; ci: [number, number] }) => `${x.mean.toFixed(2)} (${x.ci[0].toFixed(2)} … ${x.ci[1].toFixed(2)})`;

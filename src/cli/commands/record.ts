@@ -1,13 +1,14 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { type Command, withSubcommands } from "../command.js";
 import { parseCommandArgs, printJson } from "../args.js";
 import { UserError } from "../../util/errors.js";
 import { repoRoot } from "../../util/paths.js";
-import { writeFileAtomic } from "../../util/fs.js";
-import { checkSums, fieldText, listRecords, readRecord, RECORD_FILE, recordText, writeRecord } from "../../record/format.js";
-import { deriveRecord } from "../../record/convert.js";
-import { recordIndex } from "../../record/index-md.js";
+import { checkSums, fieldText, listRecords, readRecord, RECORD_FILE, recordText } from "../../record/format.js";
+import { deriveEnvelopes } from "../../record/convert.js";
+import { convertRecords } from "../../record/move.js";
+import { recordIndex, writeRecordIndex } from "../../record/index-md.js";
+import { studyNames } from "../../study/study.js";
 
 const usage = `usage: slicelab record list [--runs DIR] [--json]
        slicelab record show DIR [--json]
@@ -21,7 +22,10 @@ record.json in the one format (src/record/format.ts) beside its raw files.
   show     one record's envelope (fields it does not know say why)
   convert  derive record.json for every directory that has none, from its own
            provenance files (provenance.json, series.json, summary.json, README.md);
-           records that have one are left alone; without --write, prints what it would write
+           move every record to data/runs/<study>/<stamp>/ (record.json keeps
+           formerPath), remove code from under data/ (naming its replacement), rewrite
+           every citation of an old path (docs, notebooks, src, test, studies) and
+           regenerate the index; re-running changes nothing. Without --write, prints the plan
   index    data/runs/README.md from every record and the places citing it
            (REPRODUCE.md, README.md, notebooks); --check exits 1 when the file differs`;
 
@@ -82,28 +86,19 @@ async function convert(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs("record", argv, { json: { type: "boolean" }, runs: { type: "string" }, write: { type: "boolean" } });
   if (positionals.length) throw new UserError(`record convert takes no arguments, found "${positionals[0]}"`);
   const root = runsRoot(values.runs);
-  const done: { dir: string; study: string; unknown: string[] }[] = [];
-  for (const name of readdirSync(root).sort()) {
-    const dir = join(root, name);
-    if (!statSync(dir).isDirectory() || existsSync(join(dir, RECORD_FILE))) continue;
-    // A study directory of new-format records (data/runs/STUDY/STAMP/) is not itself a record.
-    const subs = readdirSync(dir).filter((s) => statSync(join(dir, s)).isDirectory());
-    if (subs.length > 0 && subs.every((s) => existsSync(join(dir, s, RECORD_FILE)))) continue;
-    const rec = deriveRecord(dir);
-    const text = recordText(rec);
-    const unknowns = Object.entries(JSON.parse(text) as Record<string, unknown>).flatMap(([k, v]) =>
-      typeof v === "object" && v !== null && !Array.isArray(v)
-        ? "unknown" in v ? [k] : Object.entries(v).filter(([, x]) => typeof x === "object" && x !== null && "unknown" in x).map(([s]) => `${k}.${s}`)
-        : [],
-    );
-    if (values.write) writeRecord(dir, rec);
-    done.push({ dir: relative(root, dir), study: rec.study, unknown: unknowns });
+  const report = convertRecords(repoRoot(), root, new Set(studyNames()), { write: values.write === true, derive: deriveEnvelopes, index: recordIndex });
+  if (values.json) {
+    printJson(report);
+    return 0;
   }
-  if (values.json) printJson(done);
-  else {
-    for (const d of done) process.stdout.write(`${values.write ? "wrote" : "would write"} ${d.dir}/${RECORD_FILE} (study ${d.study}; unknown: ${d.unknown.join(", ") || "none"})\n`);
-    if (done.length === 0) process.stdout.write("every directory already has a record.json\n");
-  }
+  const verb = (done: string, would: string) => (values.write ? done : would);
+  for (const d of report.derived) process.stdout.write(`${verb("wrote", "would write")} ${d.dir}/${RECORD_FILE} (study ${d.study}; unknown: ${d.unknown.join(", ") || "none"})\n`);
+  const moves = report.plan.moves.filter((m) => m.from !== m.to);
+  for (const m of moves) process.stdout.write(`${verb("moved", "would move")} ${m.from} → ${m.to} (stamp: ${m.rule})\n`);
+  for (const f of report.plan.files) process.stdout.write(`${verb("moved", "would move")} ${f.from} → ${f.to}\n`);
+  for (const c of report.plan.code) process.stdout.write(`${verb("removed", "would remove")} code ${c.record}/${c.file} (replaced by ${c.replacement})\n`);
+  for (const f of report.rewritten) process.stdout.write(`${verb("rewrote", "would rewrite")} citations in ${f}\n`);
+  process.stdout.write(`${report.plan.moves.length} records, ${moves.length} ${verb("moved", "to move")}, ${report.plan.code.length} code files, ${report.rewritten.length} citing files${values.write ? "; data/runs/README.md regenerated" : " (run with --write)"}\n`);
   return 0;
 }
 
@@ -115,7 +110,7 @@ async function index(argv: string[]): Promise<number> {
   const text = recordIndex(repoRoot(), root);
   const file = join(root, "README.md");
   if (values.write) {
-    writeFileAtomic(file, text);
+    writeRecordIndex(root, text);
     process.stdout.write(`wrote ${file}\n`);
     return 0;
   }

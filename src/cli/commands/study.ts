@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { type Command, withSubcommands } from "../command.js";
 import { parseCommandArgs, printJson } from "../args.js";
@@ -9,7 +9,8 @@ import { loadStudy, studyNames } from "../../study/study.js";
 import { importRecord, planStudy, planText, preparePatched, runStudy, type StudyPlan } from "../../study/run.js";
 import { analyzeStudyRecord } from "../../study/analyze.js";
 import { dryRunOverSsh, runOverSsh } from "../../study/ssh.js";
-import { readRecord, recordsOfStudy, utcStamp, writeRecord, writeSums, fieldText } from "../../record/format.js";
+import { copyRecord, readRecord, recordsOfStudy, utcStamp, writeRecord, writeSums, fieldText } from "../../record/format.js";
+import { makeDir } from "../../util/fs.js";
 
 const usage = `usage: slicelab study list [--json]
        slicelab study show NAME [--vm] [--json]
@@ -199,7 +200,7 @@ async function runInVm(plan: StudyPlan, argv: string[], log: (s: string) => void
   if (existsSync(join(dest, "record.json"))) throw new UserError(`${dest}: already holds a finished record; choose another --out`);
   // The guest writes into a directory of the work dir, shared with it; only a finished record is copied to the runs directory.
   const vmOut = join(workDir(), "study-vm", `${plan.study.name}-${utcStamp()}`);
-  mkdirSync(vmOut, { recursive: true });
+  makeDir(vmOut);
   process.stderr.write(planText(plan));
   // What the guest needs from the host's cache is built here, where the CPU is not emulated.
   if (plan.study.factors.some((f) => f.via === "bin" && f.levels.includes("patched"))) {
@@ -228,8 +229,7 @@ async function runInVm(plan: StudyPlan, argv: string[], log: (s: string) => void
   if (r.exitStatus !== 0 || !existsSync(join(inner, "record.json"))) {
     throw new UserError(`study ${plan.study.name} --vm: the guest ${r.timedOut ? "timed out" : `exited ${r.exitStatus ?? "without a status"}`} without a record (console ${r.consoleLog}; partial results in ${vmOut})`, 1);
   }
-  mkdirSync(dest, { recursive: true });
-  cpSync(inner, dest, { recursive: true });
+  copyRecord(inner, dest);
   const rec = readRecord(dest);
   rec.environment = { kind: "vm", detail: `the kit's VM: QEMU ${r.accel.toUpperCase()} (${r.accelReason}), ${r.cpus} vCPUs, ${r.memMiB} MiB, kernel ${kernel}, boot to command ${r.bootToCommandS ?? "?"} s, ${Math.round((Date.now() - t0) / 1000)} s in all` };
   rec.command = ["slicelab", "study", "run", ...argv];

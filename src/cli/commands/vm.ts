@@ -42,7 +42,7 @@ const usage = `usage: slicelab vm SUBCOMMAND [OPTIONS] [--json]
       The micro-benchmark A/B in one boot: \`slicelab micro run\` alternating
       extension off/on in ABBA order, N pairs (default 5; 4 threads, 4 hogs,
       2000 ns sections, 5 s). Results with provenance (VM, TCG/KVM, kernel) go
-      to data/runs/vm-micro-STAMP/ (or --out DIR); prints the throughput
+      to data/runs/vm-micro/STAMP/ (or --out DIR); prints the throughput
       comparison with its confidence interval.
   trace [VM OPTIONS] [--threads T] [--hogs H] [--cs-ns L] [--duration S] [--slice-nsec N]
         [--workload micro|pg|pg-smoke] [--pg-bin DIR] [--pg-protocol P] [--pg-param K=V]… [--pg-runs N]
@@ -53,7 +53,7 @@ const usage = `usage: slicelab vm SUBCOMMAND [OPTIONS] [--json]
       (default: the newest cached build of it; \`slicelab kernel patch\`, then
       \`kernel configure --tree\` and \`kernel build --tree\` the patched tree).
       Raw trace, analysis, histograms and provenance go to
-      data/runs/vm-slice-trace-STAMP/ (or --out DIR). --workload pg-smoke
+      data/runs/slice-trace/STAMP/ (or --out DIR). --workload pg-smoke
       --pg-bin DIR traces the harness's smoke protocol on a patched PostgreSQL
       build (slice_extension = all) instead of the micro-benchmark, as the
       protocol defines it (2 s runs: too short under TCG, see below).

@@ -18,7 +18,7 @@ import { cpus as osCpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { workDir } from "../../util/paths.js";
 import { writeFileAtomic } from "../../util/fs.js";
-import { hostInfo, kitInfo } from "../../bench/provenance.js";
+import { hostInfo, kitInfo } from "../../record/provenance.js";
 import { debianBinDir } from "../../postgres/binaries.js";
 import { withCluster, type Cluster } from "../../postgres/cluster.js";
 import { PG_USER } from "../../postgres/user.js";

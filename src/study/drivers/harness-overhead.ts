@@ -46,7 +46,7 @@ import { addShutdownHook, startCluster, type Cluster } from "../../postgres/clus
 import { loadProtocol, resolveWorkloads } from "../../bench/protocol.js";
 import { measureWorkload, clusterNameFor, sliceExtensionSettings, workloadTiming, type WorkloadTiming } from "../../bench/series.js";
 import { clientVersions, parseToolOutput, toolCommand } from "../../bench/tools.js";
-import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo } from "../../bench/provenance.js";
+import { hostInfo, kernelInfo, kitInfo, loadAverage, postgresInfo } from "../../record/provenance.js";
 import {
   balancedCycle,
   cpuShare,

@@ -161,7 +161,7 @@ export const DRIVERS: readonly DriverSpec[] = [
     plan: (p) => ({ runs: 3 * (n(p, "rounds") + 1), seconds: 3 * (n(p, "rounds") + 1) * (n(p, "transactions") / 20000 + 1) + 30, text: `${n(p, "rounds")} rounds (+1 warm-up) × baseline, off, on of ${n(p, "transactions")} transactions` }),
     verdictFile: "summary.json",
     needsBuilds: true,
-    load: () => import("./patch-cost.js").then((m) => ({ run: m.pgbenchCpu })),
+    load: () => import("./patch-cost-cpu.js").then((m) => ({ run: m.pgbenchCpu })),
   },
   {
     name: "collector-cost",

@@ -13,7 +13,7 @@ import { existsSync, readFileSync, readdirSync, copyFileSync, rmSync } from "nod
 import { join } from "node:path";
 import { buildMicro, type MicroRun } from "../../micro/driver.js";
 import { compareSamples, type Comparison } from "../../stats/compare.js";
-import { kitInfo, hostInfo } from "../../bench/provenance.js";
+import { kitInfo, hostInfo } from "../../record/provenance.js";
 import { UserError } from "../../util/errors.js";
 import { freshRawDir, writeFileAtomic } from "../../util/fs.js";
 import { repoRoot } from "../../util/paths.js";
@@ -44,7 +44,7 @@ export interface MicroAbOptions {
   csNs?: number;
   durationS?: number;
   timeoutS?: number;
-  /** Directory for the results (default data/runs/vm-micro-<stamp>). */
+  /** Directory for the results (default data/runs/vm-micro/<stamp>). */
   outDir?: string;
   onConsole?: (s: string) => void;
 }
@@ -108,7 +108,7 @@ export async function runMicroAbInVm(o: MicroAbOptions): Promise<MicroAbResult> 
   const durationS = o.durationS ?? 5;
   // Compile on the host: the guest sees the same cache through the shared root.
   const micro = await buildMicro();
-  const dir = o.outDir ?? join(repoRoot(), "data", "runs", `vm-micro-${utcStamp()}`);
+  const dir = o.outDir ?? join(repoRoot(), "data", "runs", "vm-micro", utcStamp());
   const raw = freshRawDir(dir);
   const order = abbaOrder(reps);
   const cli = join(repoRoot(), "bin", "slicelab.js");
