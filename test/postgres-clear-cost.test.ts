@@ -37,3 +37,18 @@ test("clear-cost: v3 makes one real system call per observed clear, v2 none (a s
   assert.equal(v2.realCallsPerClear, 0, "v2 re-arms after a clear without a system call (the stale work stays)");
   await assert.rejects(measureClearCost(src.dir, "18", patchFiles("18")[0]!, { rounds: 1, iterations: 10 }), /at least 2/);
 });
+
+test("a v3 counter delta is read under its renamed columns by the collect tables and lock-ops (no silent zeros)", async () => {
+  const { pgCounterColumns } = await import("../src/collect/tables.js");
+  const { countersOfRow } = await import("../src/postgres/lock-ops.js");
+  const v3 = { acquires_spinlock: 5, holds_spinlock: 4, rearmed: 2, granted_yielded: 1, granted_seen_ended: 3, cleared_without_grant_seen: 7, clear_yields: 9, holds_reset: 0 };
+  const cols = pgCounterColumns(v3);
+  assert.equal(cols.pgGrantedExpired, 3);
+  assert.equal(cols.pgDroppedWithoutGrant, 7);
+  // a v2 row: its names are read into v3's keys; v3-only columns stay absent
+  const row = countersOfRow({ granted_expired: 2, dropped_without_grant: 6, rearmed: 1 });
+  assert.equal(row.granted_seen_ended, 2);
+  assert.equal(row.cleared_without_grant_seen, 6);
+  assert.equal(row.clear_yields, undefined);
+  assert.equal(countersOfRow(v3).clear_yields, 9);
+});
