@@ -172,6 +172,7 @@ test("patched server: the GUC switches with SET and reload; status and counters 
     await c.query("GRANT EXECUTE ON FUNCTION pg_stat_reset_slice_extension() TO t_plain");
     await c.query("SET ROLE t_plain; SELECT pg_stat_reset_slice_extension()");
     await c.query("REVOKE EXECUTE ON FUNCTION pg_stat_reset_slice_extension() FROM t_plain");
+    await c.query("SELECT pg_stat_reset_slice_extension()");
     const reset = await stats(c);
     for (const k of COUNTER_COLUMNS) assert.equal(reset[k], 0, k);
     assert.match(String(reset.stats_reset), /^\d{4}-\d{2}-\d{2}T/);
