@@ -135,7 +135,7 @@ test("inventory: every perform_spin_delay lock loop in 15 and 18 is covered by v
   assert.deepEqual(spinDelayLoops("static void f(void);\nvoid\ng(void)\n{\n\t/* perform_spin_delay(x) */\n\tperform_spin_delay(&d);\n}\nvoid\nh(void)\n{\n}\n"), ["g"]);
 });
 
-test("probe harness: the real errno by name and number (ENOTSUPP 524 on a 7.x kernel without the option), a seccomp filter on rseq_slice_yield refused (v2 enabled), glibc's area; v1 said \"succeeded … 33 < 33\"", async () => {
+test("probe harness: the real errno by name and number (ENOTSUPP 524 on a 7.x kernel without the option), a seccomp filter on rseq_slice_yield refused (v2 enabled), glibc's area; v1 said \"succeeded … 33 < 33\"", async (t) => {
   const src = await fetchDebianSource("18");
   for (const major of ["18", "15"]) {
     const s = major === "18" ? src : await fetchDebianSource("15");
@@ -150,6 +150,10 @@ test("probe harness: the real errno by name and number (ENOTSUPP 524 on a 7.x ke
     assert.equal(cases["glibc-area-33"]!.status, "enabled (rseq area: glibc's, 33 bytes)");
     assert.ok(cases["glibc-area-ctrl"]!.enabled, cases["glibc-area-ctrl"]!.status);
     // item 5: a real seccomp filter on system call 471 (kill, or EPERM): refused, with a line naming it
+    if (cases["seccomp-kill-471"]!.status.startsWith("SKIP")) {
+      t.skip(`${major}: ${cases["seccomp-kill-471"]!.status} (the seccomp cases were not run)`);
+      continue;
+    }
     assert.equal(cases["seccomp-kill-471"]!.enabled, false, cases["seccomp-kill-471"]!.status);
     assert.match(cases["seccomp-kill-471"]!.status, /rseq_slice_yield\(2\) \(system call 471\) killed the probing process with signal 31 \(SIGSYS\): a seccomp filter forbids it \(Seccomp:\s+2, Seccomp_filters:\s+\d+; e\.g\. systemd's SystemCallFilter=\); allow rseq_slice_yield$/);
     assert.equal(cases["seccomp-eperm-471"]!.enabled, false);
@@ -163,8 +167,10 @@ test("probe harness: the real errno by name and number (ENOTSUPP 524 on a 7.x ke
   }
   // v2 never made the call: enabled under both filters (its first grant would have killed the backend)
   const v2 = Object.fromEntries((await runProbeHarness(await patchedTexts(src.dir, v2PatchFile("18")))).map((c) => [c.name, c]));
-  assert.equal(v2["seccomp-kill-471"]!.enabled, true);
-  assert.equal(v2["seccomp-eperm-471"]!.enabled, true);
+  if (!v2["seccomp-kill-471"]!.status.startsWith("SKIP")) {
+    assert.equal(v2["seccomp-kill-471"]!.enabled, true);
+    assert.equal(v2["seccomp-eperm-471"]!.enabled, true);
+  }
   assert.equal(v2["count-level"]!.enabled, false);
   const v1 = Object.fromEntries((await runProbeHarness(await patchedTexts(src.dir, v1PatchFile()))).map((c) => [c.name, c]));
   assert.match(v1["linux-7.x-without-option"]!.status, /succeeded, AT_RSEQ_FEATURE_SIZE 33 < 33/, "the v1 defect the issue names");
