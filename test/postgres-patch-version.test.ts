@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { patchHash } from "../src/postgres/patch.js";
+import { diagPatchHash, patchHash } from "../src/postgres/patch.js";
 import { patchVersionOf, patchVersionOfField, readPatchVersions, recordPatchVersion } from "../src/postgres/patch-version.js";
 import { ParseError } from "../src/util/errors.js";
 import { repoRoot } from "../src/util/paths.js";
@@ -15,25 +15,29 @@ const table = readPatchVersions();
 
 test("every hash the table gives for a kept file or the current series is that file's hash", () => {
   for (const e of table) {
-    if (e.series) assert.equal(e.hash, patchHash(e.series), `${e.version} ${e.major}: the series changed; update versions.json`);
+    if (e.series) assert.equal(e.hash, e.diag ? diagPatchHash(e.series) : patchHash(e.series), `${e.version} ${e.major}${e.diag ? " diag" : ""}: the series changed; update versions.json`);
     if (e.file) {
       const h = createHash("sha256").update(readFileSync(join(repoRoot(), "kernel-patches/postgresql", e.file))).digest("hex").slice(0, 12);
       assert.equal(e.hash, h, e.file);
     }
   }
-  // the current series of both majors is v2
-  assert.equal(patchVersionOf(patchHash("18"), table), "v2");
-  assert.equal(patchVersionOf(patchHash("15"), table), "v2");
+  // the current series of both majors is v3
+  assert.equal(patchVersionOf(patchHash("18"), table), "v3");
+  assert.equal(patchVersionOf(patchHash("15"), table), "v3");
 });
 
 test("patchVersionOfField: per-variant hashes, unpatched, unknown (with the envelope's reason)", () => {
   assert.deepEqual(patchVersionOfField("off: c36db6f89a56; on: c36db6f89a56", table), { version: "v1", hashes: ["c36db6f89a56"], detail: "c36db6f89a56 = v1" });
-  assert.equal(patchVersionOfField(`baseline: none (unpatched); patched: ${patchHash("18")}`, table).version, "v2");
+  assert.equal(patchVersionOfField(`baseline: none (unpatched); patched: ${patchHash("18")}`, table).version, "v3");
   assert.equal(patchVersionOfField("c36db6f89a56; e19f5bec8d7b", table).version, "v1, v2");
   assert.equal(patchVersionOfField("none (unpatched)", table).version, "unpatched");
   // the study runner records the full sha256 of the series
   assert.equal(patchVersionOfField("e19f5bec8d7ba68fae8153e128fb206275555ba699b34f8ad81dac2e853882c5", table).version, "v2");
   assert.equal(patchVersionOfField("patch hash 0123456789ab (README.md)", table).version, "unknown hash 0123456789ab");
+  // a diag build: series + diagnostic patch, one version
+  assert.deepEqual(patchVersionOfField("e19f5bec8d7b+6c5f164e0cf6", table), { version: "v2", hashes: ["e19f5bec8d7b", "6c5f164e0cf6"], detail: "e19f5bec8d7b = v2; 6c5f164e0cf6 = v2 diagnostic patch" });
+  assert.equal(patchVersionOfField(`${patchHash("18")}+${diagPatchHash("18")}`, table).version, "v3");
+  assert.equal(patchVersionOfField(`baseline: none (unpatched); patched: ${patchHash("15")}`, table).version, "v3");
   const u = patchVersionOfField({ unknown: "none of summary.json records the PostgreSQL patch version" }, table);
   assert.equal(u.version, "unknown");
   assert.match(u.detail, /summary\.json/);

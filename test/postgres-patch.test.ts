@@ -197,7 +197,7 @@ test("slicelab postgres patch --json reports the series; bad actions and options
   assert.match(out.source.version, /^18\./);
   const bad = cli(["frobnicate"]);
   assert.equal(bad.status, 2);
-  assert.match(bad.stderr, /expected one action \(fetch, patch, build, check, hook-cost or lock-ops\), found "frobnicate"/);
+  assert.match(bad.stderr, /expected one action \(fetch, patch, build, check, hook-cost, clear-cost or lock-ops\), found "frobnicate"/);
   const badVariant = cli(["build", "--version", "18", "--variant", "fancy"]);
   assert.equal(badVariant.status, 2);
   assert.match(badVariant.stderr, /--variant: expected baseline, patched, diag or both, found "fancy"/);

@@ -37,6 +37,8 @@ test("make-check sentence says FAILED when a test failed; records are read by st
     writeFileSync(join(dir, "patch-cost", "20261201T180000Z", "summary.json"), JSON.stringify({ n: 1 }));
     assert.equal(latestRecord<{ n: number }>(dir, "patch-cost")?.n, 1, "a stamp without summary.json is skipped");
     assert.equal(latestRecord(dir, "nothing"), undefined);
+    // records of another kind in the same study directory are passed over when a kind is asked for
+    assert.equal(latestRecord<{ n: number }>(dir, "patch-cost", "no-such-kind"), undefined);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -346,13 +346,14 @@ export function pgCounterColumns(delta: Record<string, number> | null | undefine
   if (delta.granted_yielded !== undefined || V2_HOLDS.some((k) => delta[k] !== undefined)) {
     return {
       ...none,
+      // v3 has v2's layout ("v2" here) and renamed two columns (granted_seen_ended, cleared_without_grant_seen): the same quantities, read under either name
       pgPatch: "v2",
       pgAcquires: sum(V2_ACQUIRES),
       pgHolds: sum(V2_HOLDS),
       pgRearmed: delta.rearmed ?? 0,
       pgGrantedYielded: delta.granted_yielded ?? 0,
-      pgGrantedExpired: delta.granted_expired ?? 0,
-      pgDroppedWithoutGrant: delta.dropped_without_grant ?? 0,
+      pgGrantedExpired: delta.granted_expired ?? delta.granted_seen_ended ?? 0,
+      pgDroppedWithoutGrant: delta.dropped_without_grant ?? delta.cleared_without_grant_seen ?? 0,
     };
   }
   if (delta.requests !== undefined) {

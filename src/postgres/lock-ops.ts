@@ -34,9 +34,27 @@ export const COUNTERS = [
   ...KINDS.map((k) => `holds_${k}`),
   "rearmed",
   "granted_yielded",
-  "granted_expired",
-  "dropped_without_grant",
+  "granted_seen_ended",
+  "cleared_without_grant_seen",
+  "clear_yields",
+  "holds_reset",
 ] as const;
+
+/** v2's names of the columns v3 renamed (v3 names what is counted: a clear with no grant seen may be a grant that ended unseen). */
+export const V2_COLUMN_NAMES: Partial<Record<(typeof COUNTERS)[number], string>> = {
+  granted_seen_ended: "granted_expired",
+  cleared_without_grant_seen: "dropped_without_grant",
+};
+
+/** A pg_stat_get_slice_extension() row as v3's counters; a v2 row's renamed columns are read under their v2 names, columns v2 lacks are absent. */
+export function countersOfRow(row: Record<string, unknown>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of COUNTERS) {
+    const v = row[k] ?? (V2_COLUMN_NAMES[k] !== undefined ? row[V2_COLUMN_NAMES[k]!] : undefined);
+    if (v !== undefined && v !== null) out[k] = Number(v);
+  }
+  return out;
+}
 
 export interface LockOpsRun {
   seconds: number;
@@ -70,7 +88,7 @@ export function hookExecutions(c: Record<string, number>): number {
 
 async function counters(c: Cluster): Promise<Record<string, number>> {
   const row = JSON.parse(await c.query("SELECT row_to_json(s)::text FROM pg_stat_get_slice_extension() s")) as Record<string, unknown>;
-  return Object.fromEntries(COUNTERS.map((k) => [k, Number(row[k])]));
+  return countersOfRow(row);
 }
 
 function pgbench(c: Cluster, args: string[]): string {

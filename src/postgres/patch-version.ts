@@ -19,6 +19,8 @@ export interface PatchVersionEntry {
   /** The numbered series directory whose patchHash is the hash (the current version). */
   series?: string;
   commit?: string;
+  /** The diagnostic patch (MAJOR/diag/) of that version, applied on top of the series by the diag build. */
+  diag?: boolean;
 }
 
 export function versionsFile(): string {
@@ -35,6 +37,7 @@ export function readPatchVersions(file = versionsFile()): PatchVersionEntry[] {
       if (typeof e[k] !== "string") throw new ParseError(file, 1, `versions[${i}].${k}: a string`, JSON.stringify(e[k]));
     }
     if (!/^[0-9a-f]{12}$/.test(e.hash!)) throw new ParseError(file, 1, `versions[${i}].hash: 12 hex digits`, JSON.stringify(e.hash));
+    if (e.diag !== undefined && typeof e.diag !== "boolean") throw new ParseError(file, 1, `versions[${i}].diag: true or false`, JSON.stringify(e.diag));
     return e as PatchVersionEntry;
   });
 }
@@ -63,9 +66,12 @@ export function patchVersionOfField(field: unknown, table = readPatchVersions())
   if (hashes.length === 0) {
     return /none/.test(field) ? { version: "unpatched", hashes, detail: field } : { version: "unknown", hashes, detail: `no patch hash in "${field}"` };
   }
-  const versions = hashes.map((h) => patchVersionOf(h, table) ?? `unknown hash ${h}`);
+  // a diag build records "<series>+<diag>": the diagnostic patch names the same version, and the detail says which
+  const entries = hashes.map((h) => table.find((e) => e.hash === h));
+  const versions = hashes.map((h, i) => entries[i]?.version ?? `unknown hash ${h}`);
   const uniq = [...new Set(versions)].sort();
-  return { version: uniq.join(", "), hashes, detail: hashes.map((h, i) => `${h} = ${versions[i]}`).join("; ") };
+  const named = hashes.map((h, i) => `${h} = ${versions[i]}${entries[i]?.diag ? " diagnostic patch" : ""}`);
+  return { version: uniq.join(", "), hashes, detail: named.join("; ") };
 }
 
 /** The patch version of the record in DIR (its record.json envelope). */

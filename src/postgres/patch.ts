@@ -274,26 +274,29 @@ export const FILE_NOTES: Record<string, string> = {
   "src/backend/storage/ipc/ipci.c":
     "Reserves and initialises the shared-memory counters: one cache-line-padded slot per PGPROC plus a baseline per slot for resets. Creating it is also where the postmaster registers the rseq area and enables the extension, whatever the setting.",
   "src/backend/storage/lmgr/Makefile": "Builds the new file.",
+  "doc/src/sgml/config.sgml": "Documents slice_extension in the lock management section of the configuration reference, in that chapter's style: what it asks the kernel for, the values, what the feature needs (kernel option, glibc or the tunable, a seccomp filter that allows rseq_slice_yield), and where the status and counters are.",
+  "src/backend/catalog/system_functions.sql": "Revokes EXECUTE on pg_stat_reset_slice_extension() from PUBLIC, like the other pg_stat_reset functions (instead of a hard-coded superuser check).",
+  "src/backend/utils/init/miscinit.c": "InitPostmasterChild zeroes the time slice extension counts fork() copied from the postmaster (version 3), so that a child's slot does not get the postmaster's counts added once per child.",
   "src/backend/storage/lmgr/meson.build": "Builds the new file (meson, PostgreSQL 16 and later).",
   "src/backend/storage/lmgr/lwlock.c":
-    "After an LWLock is added to the held-locks array (LWLockAcquire, LWLockConditionalAcquire, LWLockAcquireOrWait) the hook begins the LWLock hold or re-arms the request; after LWLockRelease (and, in 18, LWLockReleaseDisowned and LWLockDisown) it is told how many LWLocks are still held and ends the hold when none is. LWLockWaitListLock's LW_FLAG_LOCKED spin loop is covered like a spinlock: hooked after the loop, released in LWLockWaitListUnlock and in LWLockWakeup's compare-and-exchange.",
+    "After an LWLock is added to the held-locks array (LWLockAcquire, LWLockConditionalAcquire, LWLockAcquireOrWait) the hook begins the LWLock hold or re-arms the request; after LWLockRelease (and, in 18, LWLockReleaseDisowned and LWLockDisown) it is told how many LWLocks are still held and ends the hold when none is. LWLockWaitListLock's LW_FLAG_LOCKED spin loop is covered like a spinlock: hooked after the loop, released in LWLockWaitListUnlock and in LWLockWakeup's compare-and-exchange (a comment there documents that under spinlock a grant is given back before the dequeued waiters are woken). Version 3: LWLockReleaseAll ends a hold that a lock released without its hook left.",
   "src/backend/storage/lmgr/proc.c":
     "InitProcess and InitAuxiliaryProcess attach the process to its PGPROC's counter slot, after ProcKill is registered, and register the exit callback there (outside any critical section).",
   "src/backend/storage/buffer/bufmgr.c": "LockBufHdr's BM_LOCKED spin loop (taken for every clock-sweep candidate) is covered: the acquire hook runs after the loop.",
   "src/include/storage/buf_internals.h": "UnlockBufHdr, the only release of BM_LOCKED, runs the release hook.",
   "src/include/catalog/pg_proc.dat":
-    "Two functions: pg_stat_get_slice_extension() returns the summed counters as one row, pg_stat_reset_slice_extension() (superuser) resets them.",
+    "Two functions: pg_stat_get_slice_extension() returns the summed counters as one row, pg_stat_reset_slice_extension() resets them (EXECUTE revoked from PUBLIC in system_functions.sql).",
   "src/backend/storage/lmgr/slice_ext.c":
-    "The new file: finding or registering the rseq area, the prctl() that enables extensions (errno printed by name and number), the one log line when that fails, the out-of-line parts (re-arm inside a hold, yield at release when granted, classify each end), the per-PGPROC counter slots and the two SQL functions.",
+    "The new file: finding or registering the rseq area, the prctl() that enables extensions (errno printed by name and number), the probe of rseq_slice_yield in a child process (a seccomp filter), the one log line when any of it fails, the out-of-line parts (re-arm inside a hold after one rseq_slice_yield that consumes stale syscall work, yield at release when granted, classify each end), the fork and LWLockReleaseAll resets, the count level's private word, the per-PGPROC counter slots and the two SQL functions.",
   "src/backend/utils/misc/guc_tables.c":
-    "The GUC slice_extension (off | spinlock | lwlock | all, on/true meaning all; superuser-settable at runtime) and the read-only slice_extension_status.",
+    "The GUC slice_extension (off | spinlock | lwlock | all | count, on/true meaning all; superuser-settable at runtime) and the read-only slice_extension_status.",
   "src/backend/utils/misc/guc.c":
     "PostgreSQL 15 keeps the GUC tables in guc.c: the same two settings as in 18's guc_tables.c.",
   "src/backend/utils/misc/postgresql.conf.sample": "Documents the setting in the sample configuration.",
   "src/include/storage/slice_ext.h":
     "The new header: when the kernel clears slice_ctrl (with the kernel functions), the per-process state, the counter slot layout and the inline hooks. With the switch off each hook is one load and a not-taken branch; every covered acquire inside a hold re-arms the request when the kernel cleared it, never while granted.",
   "src/include/storage/spin.h":
-    "SpinLockAcquire and SpinLockRelease call the hooks after S_LOCK and after S_UNLOCK: the request covers the critical section including the release store, and a waiter spinning for the lock does not ask for an extension.",
+    "SpinLockAcquire and SpinLockRelease call the hooks after S_LOCK and after S_UNLOCK: the request covers the critical section including the release store, and a waiter spinning for the lock does not ask for an extension. SpinLockAcquire stays an expression (a comma expression, version 3).",
 };
 
 export interface HunkExplanation {

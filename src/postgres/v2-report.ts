@@ -39,12 +39,17 @@ function readCheckSummaries<T extends { kind: string }>(runs: string, kind: stri
 }
 
 /** The newest record directory (by UTC stamp name) under RUNS/KIND holding summary.json, or undefined. */
-export function latestRecord<T>(runs: string, kind: string): (T & { dir: string }) | undefined {
+export function latestRecord<T>(runs: string, kind: string, summaryKind?: string): (T & { dir: string }) | undefined {
   const root = join(runs, kind);
   if (!existsSync(root)) return undefined;
-  const stamps = readdirSync(root).filter((n) => /^\d{8}T\d{6}Z$/.test(n) && existsSync(join(root, n, "summary.json"))).sort();
+  const read = (n: string) => JSON.parse(readFileSync(join(root, n, "summary.json"), "utf8")) as T & { kind?: unknown };
+  // a study directory can hold records of several kinds (patch-cost: slicelab-hook-cost and slicelab-clear-cost)
+  const stamps = readdirSync(root)
+    .filter((n) => /^\d{8}T\d{6}Z$/.test(n) && existsSync(join(root, n, "summary.json")))
+    .filter((n) => summaryKind === undefined || read(n).kind === summaryKind)
+    .sort();
   const last = stamps[stamps.length - 1];
-  return last ? { ...(JSON.parse(readFileSync(join(root, last, "summary.json"), "utf8")) as T), dir: join(root, last) } : undefined;
+  return last ? { ...read(last), dir: join(root, last) } : undefined;
 }
 
 /** One sentence on the harness comparison. */

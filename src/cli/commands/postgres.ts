@@ -3,19 +3,20 @@ import { writeRecordJson } from "../../record/format.js";
 import { parseCommandArgs, printJson } from "../args.js";
 import { UserError } from "../../util/errors.js";
 import { resolveSource, type PgSource } from "../../postgres/source.js";
-import { checkPatchSeries, patchHash, readPatchSeries } from "../../postgres/patch.js";
+import { checkPatchSeries, patchFiles, patchHash, readPatchSeries } from "../../postgres/patch.js";
 import { ALL_BUILD_VARIANTS, BUILD_VARIANTS, buildPostgres, type BuildVariant } from "../../postgres/build.js";
 import { runMakeCheck, utcStamp } from "../../postgres/check.js";
 import { runMakeCheckInVm, writeVmCheckEnvelope } from "../../postgres/check-vm.js";
 import { cachedKernel } from "../../kernel/ensure.js";
 import type { Accel } from "../../vm/qemu.js";
 import { measureHookCost } from "../../postgres/hook-cost.js";
+import { measureClearCost } from "../../postgres/clear-cost.js";
 import { countLockOps } from "../../postgres/lock-ops.js";
 import { repoRoot } from "../../util/paths.js";
 import { join } from "node:path";
 
 const usage = [
-  "usage: slicelab postgres fetch|patch|build|check|hook-cost|lock-ops [--version 15|18] [--source DIR|TARBALL]",
+  "usage: slicelab postgres fetch|patch|build|check|hook-cost|clear-cost|lock-ops [--version 15|18] [--source DIR|TARBALL]",
   "                         [--variant baseline|patched|diag|both] [--jobs N] [--force] [--json]",
   "                         [--setting off|spinlock|lwlock|all] [--out DIR]",
   "                         [--rounds N] [--iterations N] [--pairs N] [--shim]",
@@ -50,6 +51,12 @@ const usage = [
   "          the hooks, arms none/off/all in random order per round (--rounds,",
   "          default 100; --iterations per run, default 1000000); writes",
   "          summary.json to --out (default data/runs/patch-cost/<UTC stamp>).",
+  "  clear-cost  ns the patch's yield after an observed kernel clear costs on this",
+  "          host (v3, issue 27 item 1): the hook code in a pattern with one clear",
+  "          per iteration, rseq_slice_yield faked vs the real system call 471, in",
+  "          random order per round (--rounds, default 100; --iterations, default",
+  "          1000000); writes summary.json to --out (default",
+  "          data/runs/patch-cost/<UTC stamp>).",
   "  lock-ops  covered lock operations per pgbench -S transaction, counted by the",
   "          patched server (pg_stat_get_slice_extension) over --pairs (default 2)",
   "          of 10 s and 30 s runs; --shim forces the probe to succeed with an",
@@ -115,8 +122,8 @@ export const postgresCommand: Command = {
       timeout: { type: "string" },
     });
     const action = positionals[0];
-    if (action === undefined || !["fetch", "patch", "build", "check", "hook-cost", "lock-ops"].includes(action) || positionals.length > 1) {
-      throw new UserError(`slicelab postgres: expected one action (fetch, patch, build, check, hook-cost or lock-ops), found ${positionals.length === 0 ? "none" : JSON.stringify(positionals.join(" "))} (see \`slicelab postgres --help\`)`);
+    if (action === undefined || !["fetch", "patch", "build", "check", "hook-cost", "clear-cost", "lock-ops"].includes(action) || positionals.length > 1) {
+      throw new UserError(`slicelab postgres: expected one action (fetch, patch, build, check, hook-cost, clear-cost or lock-ops), found ${positionals.length === 0 ? "none" : JSON.stringify(positionals.join(" "))} (see \`slicelab postgres --help\`)`);
     }
     if (values.version !== undefined && !/^\d+$/.test(values.version)) {
       throw new UserError(`--version: expected a major version such as 15 or 18, found ${JSON.stringify(values.version)}`);
@@ -127,7 +134,7 @@ export const postgresCommand: Command = {
     }
     if (action !== "check" && values.cflags !== undefined) throw new UserError(`--cflags belongs to \`slicelab postgres check\`, found it with ${action}`);
     if (action !== "check" && values.setting !== undefined) throw new UserError(`--setting belongs to \`slicelab postgres check\`, found it with ${action}`);
-    if (action !== "check" && action !== "hook-cost" && action !== "lock-ops" && values.out !== undefined) throw new UserError(`--out belongs to check and hook-cost, found it with ${action}`);
+    if (action !== "check" && action !== "hook-cost" && action !== "clear-cost" && action !== "lock-ops" && values.out !== undefined) throw new UserError(`--out belongs to check, hook-cost, clear-cost and lock-ops, found it with ${action}`);
     if (!values.vm) {
       for (const k of ["groups", "kernel", "accel", "timeout"] as const) if (values[k] !== undefined) throw new UserError(`--${k} belongs to \`slicelab postgres check --vm\`, found it without --vm`);
     }
@@ -140,7 +147,7 @@ export const postgresCommand: Command = {
     };
     const rounds = positive("rounds", values.rounds, 100);
     const iterations = positive("iterations", values.iterations, 1_000_000);
-    if (action !== "hook-cost" && (values.rounds !== undefined || values.iterations !== undefined)) throw new UserError(`--rounds and --iterations belong to hook-cost, found them with ${action}`);
+    if (action !== "hook-cost" && action !== "clear-cost" && (values.rounds !== undefined || values.iterations !== undefined)) throw new UserError(`--rounds and --iterations belong to hook-cost and clear-cost, found them with ${action}`);
     const log = values.json ? () => {} : (line: string) => process.stderr.write(`slicelab postgres: ${line}\n`);
     const src = await resolveSource({ major: values.version, source: values.source }, log);
 
@@ -173,6 +180,18 @@ export const postgresCommand: Command = {
       writeRecordJson(out, "summary.json", rec);
       if (values.json) printJson({ out, perTransaction: rec.perTransaction, shim: rec.shim });
       else process.stdout.write(`hook executions per transaction ${rec.perTransaction.mean.hook_executions!.toFixed(2)} (${rec.perTransaction.min.hook_executions!.toFixed(2)}–${rec.perTransaction.max.hook_executions!.toFixed(2)}, ${rec.perTransaction.pairs} pairs)${rec.shim ? ", counted through the shim" : ""}; record ${out}\n`);
+      return 0;
+    }
+    if (action === "clear-cost") {
+      const out = values.out ?? join(repoRoot(), "data", "runs", "patch-cost", utcStamp());
+      const rec = await measureClearCost(src.dir, src.major, patchFiles(src.major)[0]!, { rounds, iterations, log });
+      mkdirSync(out, { recursive: true });
+      writeFileAtomic(join(out, "summary.json"), `${JSON.stringify(rec, null, 2)}\n`);
+      if (values.json) printJson({ out, nsPerClear: rec.nsPerClear, realCallsPerClear: rec.realCallsPerClear, host: rec.host });
+      else
+        process.stdout.write(
+          `ns per observed clear ${rec.nsPerClear.mean.toFixed(1)} (${rec.nsPerClear.ci[0].toFixed(1)} … ${rec.nsPerClear.ci[1].toFixed(1)}, ${rec.nsPerClear.n} rounds), ${rec.realCallsPerClear.toFixed(3)} system calls per clear; load ${rec.host.load1Before.toFixed(1)}→${rec.host.load1After.toFixed(1)} on ${rec.host.cpus} CPUs, kernel ${rec.host.kernel}; record ${out}\n`,
+        );
       return 0;
     }
     if (action === "hook-cost") {
