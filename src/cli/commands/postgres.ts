@@ -185,8 +185,7 @@ export const postgresCommand: Command = {
     if (action === "clear-cost") {
       const out = values.out ?? join(repoRoot(), "data", "runs", "patch-cost", utcStamp());
       const rec = await measureClearCost(src.dir, src.major, patchFiles(src.major)[0]!, { rounds, iterations, log });
-      mkdirSync(out, { recursive: true });
-      writeFileAtomic(join(out, "summary.json"), `${JSON.stringify(rec, null, 2)}\n`);
+      writeRecordJson(out, "summary.json", rec);
       if (values.json) printJson({ out, nsPerClear: rec.nsPerClear, realCallsPerClear: rec.realCallsPerClear, host: rec.host });
       else
         process.stdout.write(
