@@ -104,8 +104,8 @@ test("the item-5 records: the loaders give the counters the records' own tables 
   const { evictionGrantCells, dipietroGrantCells } = await import("../src/analysis/mechanism-grants.js");
   const { repoRoot } = await import("../src/util/paths.js");
   const { join } = await import("node:path");
-  const ev = evictionGrantCells(join(repoRoot(), "data/runs/vm-eviction-20261130c"));
-  // vm-eviction-compare-20261130c/table.md: full 1221966 requests, 145 grants, 6503 revoked; lazy 1511179, 82, 6442
+  const ev = evictionGrantCells(join(repoRoot(), "data/runs/vm-eviction/20261130T083130Z"));
+  // vm-eviction/20261130T000002Z/table.md: full 1221966 requests, 145 grants, 6503 revoked; lazy 1511179, 82, 6442
   assert.deepEqual(ev.map((c) => [c.requests, c.grants, c.clearedWithoutGrant]), [[1221966, 145, 6503], [1511179, 82, 6442]]);
   const dp = dipietroGrantCells(join(repoRoot(), "data/runs/dipietro-2026/20261201T223016Z"));
   assert.equal(dp[0]!.requests, 108020);

@@ -78,10 +78,10 @@ test("verdict words: posted arithmetic is never 'reproduced'; reproduction is it
   const lt = claim("sangappa-2024/lock-table-improvement");
   assert.equal(lt.verdict, "recomputed");
   assert.equal(lt.reproduction.status, "not yet reproduced");
-  assert.ok(lt.reproduction.records.includes("data/runs/vm-eviction-compare-20261130c"));
+  assert.ok(lt.reproduction.records.includes("data/runs/vm-eviction/20261130T000002Z"));
   assert.equal(claim("rostedt-2023/average-unpatched").verdict, "recomputed");
   assert.equal(claim("rostedt-2023/average-unpatched").reproduction.status, "not applicable");
-  assert.ok(claim("rostedt-2023/difference-beyond-noise").reproduction.records.includes("data/runs/aa-rostedt-2023"));
+  assert.ok(claim("rostedt-2023/difference-beyond-noise").reproduction.records.includes("data/runs/rostedt-2023/20261130T035419Z"));
 });
 
 test("the missing claims of issue 17 item 10, with the figures read from the raw excerpts", () => {
@@ -105,7 +105,7 @@ test("the missing claims of issue 17 item 10, with the figures read from the raw
   assert.equal(s.verdict, "recomputed");
   // Issue 28 item 7: it links a record, so its status says what the record shows (plain TCG: not yet reproduced).
   assert.equal(s.reproduction.status, "not yet reproduced");
-  assert.deepEqual(s.reproduction.records, ["data/runs/vm-slice-trace-20261130T051418Z"]);
+  assert.deepEqual(s.reproduction.records, ["data/runs/slice-trace/20261130T051418Z"]);
   assert.match(s.reproduction.note, /plain TCG/);
   const c = claim("lu-2023/cpus-needed");
   assert.deepEqual([v(c, "cpusNeeded"), v(c, "threads"), v(c, "hostCpus")], [56, 56, 224]);
@@ -167,10 +167,10 @@ test("Dipietro 2026: a fifth source, figures as the write-ups print them, with f
   assert.doesNotMatch(e.reproduction.note, /no drop seen/);
   const h = claim("dipietro-2026/huge-pages-mitigation");
   assert.equal(h.verdict, "not checkable");
-  // Issue 28 item 7: our PostgreSQL records did run huge_pages=on (pg-20261201T224018Z + pg-20261201T231710Z, pooled
+  // Issue 28 item 7: our PostgreSQL records did run huge_pages=on (20261201T224018Z + 20261201T231710Z, pooled
   // as notebook 07 pools them: 26 runs); faults per million spin-style holds under full, both arms, 95 % t:
   // 4626.8 with 4 KB pages → 49.6 with huge pages (REPRODUCE §8 prints the same two figures).
-  assert.deepEqual(h.reproduction.records.slice(0, 2), ["data/runs/mechanism-2026/pg-20261201T224018Z", "data/runs/mechanism-2026/pg-20261201T231710Z"]);
+  assert.deepEqual(h.reproduction.records.slice(0, 2), ["data/runs/mechanism-2026/20261201T224018Z", "data/runs/mechanism-2026/20261201T231710Z"]);
   close(v(h, "pgFaultsOffPerMillion_full"), 4626.8, 0.05, "full, 4 KB pages");
   close(v(h, "pgFaultsOnPerMillion_full"), 49.6, 0.05, "full, huge pages");
   close(v(h, "pgFaultsOnPerMillion_lazy"), 66.1, 0.05, "lazy, huge pages");
@@ -181,7 +181,7 @@ test("Dipietro 2026: a fifth source, figures as the write-ups print them, with f
 
 test("Dipietro 2026: the rseq suggestion's verdict comes from the mechanism study's record", () => {
   const e = claim("dipietro-2026/rseq-slice-extension-limits-exposure");
-  // data/runs/vm-eviction-compare-20261130c/summary.json: grants 145 (full, all) + 82 (lazy, all) = 227;
+  // data/runs/vm-eviction/20261130T000002Z/summary.json: grants 145 (full, all) + 82 (lazy, all) = 227;
   // on vs off: full +0.436 % (p 0.976), lazy −5.350 % (p 0.581).
   assert.equal(v(e, "grants"), 227);
   close(v(e, "onVsOffPct_full"), 0.4358023, 1e-6, "full on vs off");
@@ -194,8 +194,8 @@ test("Dipietro 2026: the rseq suggestion's verdict comes from the mechanism stud
     "data/runs/mechanism-2026/20261201T194000Z",
     "data/runs/mechanism-2026/20261201T215612Z",
     "data/runs/mechanism-2026/20261202T010208Z",
-    "data/runs/vm-eviction-compare-20261130c",
-    "data/runs/vm-slice-trace-20261130T051418Z",
+    "data/runs/vm-eviction/20261130T000002Z",
+    "data/runs/slice-trace/20261130T051418Z",
   ]);
   // The pooled icount factorial as REPRODUCE §8 prints it: in-kernel share 28 % under both modes, coverage
   // 75 % (full) and 74 % (lazy), at-return −3.05 and −2.94 per 1,000 holds, in-kernel −0.08 and −0.06.

@@ -82,7 +82,7 @@ test("parseFigure reads signs, ± and decimals as written", () => {
 test("integers are checked in the integer passages: §3's three paragraphs and §8's PostgreSQL paragraph (issue 28 item 11)", () => {
   const d = docs();
   const regions = MEASURED_REGIONS.filter((r) => r.integers);
-  for (const from of ["`data/runs/aa-rostedt-2023/`: the full `rostedt-2023` protocol", "- Why one CPU. Three short runs", "- The kit's CPU: PASS.", "- The earlier doubt is settled.", "- PostgreSQL 18 in the VM —"]) {
+  for (const from of ["`data/runs/rostedt-2023/20261130T035419Z/`: the full `rostedt-2023` protocol", "- Why one CPU. Three short runs", "- The kit's CPU: PASS.", "- The earlier doubt is settled.", "- PostgreSQL 18 in the VM —"]) {
     assert.ok(regions.some((r) => r.from === from), `an integer region starts at "${from}"`);
   }
   // An integer typed into each, without an entry, fails; a date or a version does not.
@@ -109,9 +109,9 @@ test("integers are checked in the integer passages: §3's three paragraphs and �
   assert.ok(!d["REPRODUCE.md"].includes("~150 spin-style holds"));
   const pooled = FIGURES.filter((e) => e.figure === "2,106–" || e.figure === "–11.2");
   assert.equal(pooled.length, 2);
-  for (const e of pooled) assert.deepEqual(e.alsoReads, ["data/runs/mechanism-2026/pg-20261201T224018Z/rows.json", "data/runs/mechanism-2026/pg-20261201T231710Z/rows.json"]);
+  for (const e of pooled) assert.deepEqual(e.alsoReads, ["data/runs/mechanism-2026/20261201T224018Z/rows.json", "data/runs/mechanism-2026/20261201T231710Z/rows.json"]);
   const f4626 = FIGURES.find((e) => e.figure === "4626.8")!;
-  assert.deepEqual(f4626.alsoReads, ["data/runs/mechanism-2026/pg-20261201T224018Z/rows.json", "data/runs/mechanism-2026/pg-20261201T231710Z/rows.json"]);
+  assert.deepEqual(f4626.alsoReads, ["data/runs/mechanism-2026/20261201T224018Z/rows.json", "data/runs/mechanism-2026/20261201T231710Z/rows.json"]);
   // A pooled entry whose second record is missing fails.
   const missing = { ...f4626, alsoReads: [...f4626.alsoReads!, "data/runs/mechanism-2026/pg-nope/rows.json"] };
   assert.match(checkEntry(missing, d, root)[0]!, /the record data\/runs\/mechanism-2026\/pg-nope\/rows\.json it pools is not in the repository/);

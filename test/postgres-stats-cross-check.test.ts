@@ -19,8 +19,8 @@ test("crossCheck: consistent counts hold, a lost yield and unaccounted grants fa
   assert.equal(crossCheck(patchTotals({ dropped_without_grant: 0 }), { sgrant: 0, syield: 0 })[0]!.holds, null);
 });
 
-test("the recorded v2 traced run (vm-slice-trace-20261202T005450Z): the patch's totals and the kernel's do not reconcile", () => {
-  const rec = join(repoRoot(), "data/runs/vm-slice-trace-20261202T005450Z");
+test("the recorded v2 traced run (slice-trace/20261202T005450Z): the patch's totals and the kernel's do not reconcile", () => {
+  const rec = join(repoRoot(), "data/runs/slice-trace/20261202T005450Z");
   const r = JSON.parse(readFileSync(join(rec, "raw/series/runs/001-on/result.json"), "utf8"));
   const delta = r.workloads[0].sliceExtension.countersDelta as Record<string, number>;
   const row = tracedPgRow(rec);

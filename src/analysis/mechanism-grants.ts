@@ -180,7 +180,7 @@ function seriesDeltas(runsDir: string, keep: (name: string) => boolean): Record<
   return out;
 }
 
-/** vm-eviction-20261130c (the batch behind vm-eviction-compare-20261130c): v1 counters of the measured extension-on runs (warm-ups left out, as the comparison does), per mode. */
+/** vm-eviction/20261130T083130Z (the batch behind vm-eviction/20261130T000002Z): v1 counters of the measured extension-on runs (warm-ups left out, as the comparison does), per mode. */
 export function evictionGrantCells(batchDir: string): GrantArithmetic[] {
   return ["full-7.2.13", "lazy-7.2.13"].map((m) => {
     const ds = seriesDeltas(join(batchDir, m, "vm", "series", "runs"), (d) => d.endsWith("-on"));

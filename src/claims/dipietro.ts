@@ -4,7 +4,7 @@
  * in the stored archives: the figures are as public write-ups print them
  * (data/published/dipietro-2026/secondary-figures.raw.txt), and every entry says so.
  * The kernel side's suggestion (use the rseq time slice extension) gets its verdict
- * from our mechanism study (data/runs/vm-eviction-compare-20261130c).
+ * from our mechanism study (data/runs/vm-eviction/20261130T000002Z).
  */
 import { printedNumber, secondaryFigure, type Dipietro2026 } from "../published/index.js";
 import { claimEntry, type ClaimEntry } from "./entry.js";
@@ -66,7 +66,7 @@ function regressionEntry(d: Dipietro2026, m: MechanismSummary): ClaimEntry {
     basis: `the two tps figures and the ratio as printed (data/published/dipietro-2026); the post's benchmark: ${secondaryFigure(d, "workload").printed} on a ${secondaryFigure(d, "machine").printed}`,
     reproduction: {
       status: "not yet reproduced",
-      records: [recordDir(MECHANISM_RECORD), recordDir("vm-eviction-preempt-lazy-20261130"), recordDir("vm-eviction-preempt-full-20261130")],
+      records: [recordDir(MECHANISM_RECORD), recordDir("vm-eviction/20261130T031806Z"), recordDir("vm-eviction/20261130T031518Z")],
       note:
         `our runs are a 2-vCPU VM under TCG (functional evidence), not the post's ${secondaryFigure(d, "machine").printed}: with slice_extension off, preempt=lazy${lazy ? ` on ${lazy.kernel}` : ""} against preempt=none${none ? ` on ${none.kernel}` : ""} gives ${fmtSignedPct(c.differencePct, 1)} ` +
         `(${none ? fmt(none.mean, 1) : "?"} → ${lazy ? fmt(lazy.mean, 1) : "?"} tps, Welch p = ${fmt(c.welchP, 3)}, detectable ±${fmt(c.minimumDetectableEffectPct, 0)}%): ` +
@@ -113,7 +113,7 @@ function sLockEntry(d: Dipietro2026): ClaimEntry {
     basis: `the four frames of the call graph as printed (data/published/dipietro-2026)`,
     reproduction: {
       status: "not yet reproduced",
-      records: [recordDir("vm-lockstat-20261130")],
+      records: [recordDir("sangappa-2024-locktable/20261130T075623Z")],
       note: `our lock statistics come from a 2-vCPU VM under TCG with a different workload (the lock-table protocol), not from the post's ${secondaryFigure(d, "workload").printed}`,
     },
     values: { startReadBufferPct: vals[0]!, getVictimBufferPct: vals[1]!, strategyGetBufferPct: vals[2]!, sLockPct: vals[3]!, sLockShareOfParentPct: underParent },
@@ -251,7 +251,7 @@ function rseqEntry(d: Dipietro2026, m: MechanismSummary, mech: MechanismEvidence
     basis: `data/runs/${MECHANISM_DIR}/* (notebook 07's pooling: src/claims/mechanism-evidence.ts) for where preemptions land and what the extension covers; data/runs/${MECHANISM_RECORD}/summary.json for throughput and grants per run`,
     reproduction: {
       status: found.length > 0 ? "not yet reproduced" : against.length > 0 ? "not reproduced" : "not yet reproduced",
-      records: [...mech.icountRecords, ...mech.tcgRecords, recordDir(MECHANISM_RECORD), recordDir("vm-slice-trace-20261130T051418Z")],
+      records: [...mech.icountRecords, ...mech.tcgRecords, recordDir(MECHANISM_RECORD), recordDir("slice-trace/20261130T051418Z")],
       note:
         `emulated guests only: under tcg-icount the extension covered ${ic.map((x) => `${fmt(100 * x.coveredFraction.mean, 0)} % (${x.mode})`).join(" and ")} of the holds the kernel wanted to preempt, ` +
         `${notKernel ? "with no distinguishable change inside the kernel" : "with a change inside the kernel too"}; under plain TCG ${tc.map((x) => `${fmt(100 * x.tcgCoveredFraction.mean, 0)} %`).join(" and ")}; throughput effect ${found.length + against.length === 0 ? "inconclusive" : "seen"} under TCG`,

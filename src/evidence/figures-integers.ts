@@ -40,8 +40,8 @@ const field = (text: string, path: string): number => {
   return v;
 };
 const read = (root: string, rel: string) => readFileSync(join(root, rel), "utf8");
-const O = (stamp: string) => `data/runs/overhead-20261130T${stamp}/analysis.json`;
-const X = (dir: string) => `data/runs/overhead-explore-20261130/${dir}/analysis.json`;
+const O = (stamp: string) => `data/runs/harness-overhead/20261130T${stamp}/analysis.json`;
+const X = (dir: string) => `data/runs/harness-overhead/20261130T095746Z/${dir}/analysis.json`;
 /** The four concurrent records of §3's table (both arms at the same time). */
 const CONCURRENT = ["073633Z", "090350Z", "100040Z", "101918Z"].map(O);
 const over = (paths: readonly string[], f: (t: string) => number, pick: "min" | "max") => (_t: string, root: string): number => {
@@ -63,8 +63,8 @@ const startOffsetMs = (text: string): number => {
 };
 
 const MECH = "data/runs/mechanism-2026";
-const PG1 = `${MECH}/pg-20261201T224018Z/rows.json`;
-const PG2 = `${MECH}/pg-20261201T231710Z/rows.json`;
+const PG1 = `${MECH}/20261201T224018Z/rows.json`;
+const PG2 = `${MECH}/20261201T231710Z/rows.json`;
 const pgRows = (root: string): PgFactorialRow[] & { backendProcesses?: number }[] => {
   const g = pickMechanismGroups(loadMechanismGroups(join(root, MECH))).pg;
   if (!g) throw new Error(`no PostgreSQL group under ${MECH}`);
@@ -83,8 +83,8 @@ const pgRecordRuns = (rel: string, what: "rows" | "planned") => (t: string, root
   return rec.design.plannedRuns;
 };
 
-const AAJ = "data/runs/aa-rostedt-2023/results.jsonl";
-const AA_FROM = "`data/runs/aa-rostedt-2023/`: the full `rostedt-2023` protocol";
+const AAJ = "data/runs/rostedt-2023/20261130T035419Z/results.jsonl";
+const AA_FROM = "`data/runs/rostedt-2023/20261130T035419Z/`: the full `rostedt-2023` protocol";
 const aaRuns = (t: string) => t.trim().split("\n").map((l) => JSON.parse(l) as { variant: string; started: string; ended: string; load1Before: number });
 /** Minutes from the first run's start to the last run's end. */
 const aaMinutes = (t: string) => {
@@ -121,7 +121,7 @@ export const INTEGER_FIGURES: Entry[] = [
   { doc: R, sentence: "randomised blocks, 2 h 41 min (2026-11-30", figure: "41 min", record: AAJ, field: "minutes beyond the hours, rounded", value: (t) => Math.round(aaMinutes(t)) % 60 },
   { doc: R, sentence: "load average before the runs up to 50", figure: "up to 50", record: AAJ, field: "max load1Before", value: (t) => Math.max(...aaRuns(t).map((r) => r.load1Before)) },
   // Why one CPU.
-  { doc: R, sentence: "Three short runs (`data/runs/overhead-explore-20261130/`, 2 s pairs)", figure: "Three", record: "data/runs/overhead-explore-20261130/record.json", field: "the three analysis.json of the record's directories", value: (_t, root) => ["concurrent-2s", "sequential-2s", "concurrent-2s-cpu1"].filter((d) => read(root, X(d)).length > 0).length },
+  { doc: R, sentence: "Three short runs (`data/runs/harness-overhead/20261130T095746Z/`, 2 s pairs)", figure: "Three", record: "data/runs/harness-overhead/20261130T095746Z/record.json", field: "the three analysis.json of the record's directories", value: (_t, root) => ["concurrent-2s", "sequential-2s", "concurrent-2s-cpu1"].filter((d) => read(root, X(d)).length > 0).length },
   { doc: R, sentence: WHY_S, figure: "(11.3%", record: X("concurrent-2s"), field: "tpsRatio.sdLogPerPair × 100", value: pct("tpsRatio.sdLogPerPair") },
   { doc: R, sentence: WHY_S, figure: "11.4%)", record: X("sequential-2s"), field: "tpsRatio.sdLogPerPair × 100", value: pct("tpsRatio.sdLogPerPair") },
   { doc: R, sentence: ONE_S, figure: "2.15%", record: X("concurrent-2s-cpu1"), field: "tpsRatio.sdLogPerPair × 100", value: pct("tpsRatio.sdLogPerPair") },
@@ -137,7 +137,7 @@ export const INTEGER_FIGURES: Entry[] = [
   { doc: R, sentence: DOUBT_S1, figure: "(0.979", record: O("064107Z"), field: "tpsRatio.ratio" },
   { doc: R, sentence: DOUBT_S1, figure: "0.991,", record: O("073633Z"), field: "tpsRatio.ratio" },
   { doc: R, sentence: DOUBT_S1, figure: "0.994)", record: O("090350Z"), field: "tpsRatio.ratio" },
-  { doc: R, sentence: DOUBT_S2, figure: "31 ms", record: "data/runs/overhead-20261130T090350Z/runs.jsonl", field: "mean over pairs of kit started − hand started (ms)", value: startOffsetMs },
+  { doc: R, sentence: DOUBT_S2, figure: "31 ms", record: "data/runs/harness-overhead/20261130T090350Z/runs.jsonl", field: "mean over pairs of kit started − hand started (ms)", value: startOffsetMs },
   { doc: R, sentence: DOUBT_S3, figure: "0.4–", record: O("101918Z"), field: "tpsRatio.startOffsetMs.mean", value: (t) => field(t, "tpsRatio.startOffsetMs.mean") },
   { doc: R, sentence: DOUBT_S3, figure: "–1.4 ms", record: O("100040Z"), field: "tpsRatio.startOffsetMs.mean", value: (t) => field(t, "tpsRatio.startOffsetMs.mean") },
   { doc: R, sentence: DOUBT_S4, figure: "1.0005 ±", record: O("100040Z"), field: "tpsRatio.ratio" },
@@ -161,7 +161,7 @@ export const INTEGER_FIGURES: Entry[] = [
 
 export const INTEGER_NOT_MEASURED: Skip[] = [
   { doc: R, sentence: "same busy 2-vCPU machine", figure: "2-vCPU", why: "the machine's CPU count (provenance.json)" },
-  { doc: R, sentence: "Three short runs (`data/runs/overhead-explore-20261130/`, 2 s pairs)", figure: "2 s", why: "the run length the explorations were given (a setting)" },
+  { doc: R, sentence: "Three short runs (`data/runs/harness-overhead/20261130T095746Z/`, 2 s pairs)", figure: "2 s", why: "the run length the explorations were given (a setting)" },
   { doc: R, sentence: "These are two pgbench with two threads each and 16 backends", figure: "16", why: "the protocol's clients (pgbench -c 8 in each of two arms), a setting" },
   { doc: R, sentence: ONE_S, figure: "(2 s)", why: "a run length (a setting)" },
   { doc: R, sentence: ONE_S, figure: "(10 s)", why: "a run length (a setting)" },

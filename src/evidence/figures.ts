@@ -143,7 +143,7 @@ const firstNumber = (key: string) => (text: string): number => {
 // §4, version 2.
 const PG15 = "data/runs/pg-check/20261201T185707Z/pg15/summary.json";
 const PG18 = "data/runs/pg-check/20261201T190355Z/pg18/summary.json";
-const OPS2 = "data/runs/lock-ops-v2/20261201T192645Z/summary.json";
+const OPS2 = "data/runs/lock-ops/20261201T192645Z/summary.json";
 const HOOK2 = "data/runs/patch-cost/20261201T184529Z/summary.json";
 const CSC1 = "data/runs/compare-scaling/20261201T190408Z/result.json";
 const CSC2 = "data/runs/compare-scaling/20261202T004722Z/result.json";
@@ -175,8 +175,8 @@ const HOOK3 = "data/runs/patch-cost/20261202T004844Z/summary.json";
 /** Notebook 03's version 2 cost model: most hook executions × upper ns (nested pattern) ÷ CPU ns per transaction. */
 const v2ModelPct = (arm: "off" | "all") => (t: string, root: string): number => {
   const h = json(t) as Json;
-  const a = readJson(root, "data/runs/patch-cost-pgbench-20261130T065433Z/analysis.json");
-  const cpus = readJson(root, "data/runs/patch-cost-pgbench-20261130T065433Z/provenance.json").host.cpus as number;
+  const a = readJson(root, "data/runs/patch-cost/20261130T065433Z/analysis.json");
+  const cpus = readJson(root, "data/runs/patch-cost/20261130T065433Z/provenance.json").host.cpus as number;
   return patchCostModel({
     hookExecutionsPerTransaction: readJson(root, OPS2).perTransaction.max.hook_executions,
     nsPerHookExecution: { off: h.addedNs.nested.off, all: h.addedNs.nested.all },
@@ -196,8 +196,8 @@ const offIntervalsBelowZero = (t: string): number =>
   (["spin", "nested"] as const).filter((k) => (json(t) as Json).addedNs[k].off.ci[1] < 0).length;
 
 // §4, the pgbench cost (version 1).
-const PCP = "data/runs/patch-cost-pgbench/analysis.json";
-const PCC = "data/runs/patch-cost-concurrent-20261130T072231Z/analysis.json";
+const PCP = "data/runs/patch-cost/20261130T021229Z/analysis.json";
+const PCC = "data/runs/patch-cost/20261130T072231Z/analysis.json";
 const cmp = (arm: string, reference: string) => (t: string): Json => {
   const c = (json(t) as Json).comparisons.find((x: Json) => x.arm === arm && x.reference === reference);
   if (!c) throw new Error(`no comparison ${arm} / ${reference}`);
@@ -207,15 +207,15 @@ const cmpField = (arm: string, reference: string, f: (c: Json) => number) => (t:
 const minutes = (t: string): number => (Date.parse((json(t) as Json).ended) - Date.parse((json(t) as Json).started)) / 60000;
 /** |tps of a measured run / tps of the measured run before it − 1| in %, in run order. */
 const consecutiveDiffsPct = (root: string): number[] => {
-  const rows = readFileSync(join(root, "data/runs/patch-cost-pgbench-20261130T065433Z/runs.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Json)
+  const rows = readFileSync(join(root, "data/runs/patch-cost/20261130T065433Z/runs.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Json)
     .filter((r) => !r.warmup).sort((a, b) => a.started.localeCompare(b.started));
   return rows.slice(1).map((r, i) => Math.abs(r.tps / rows[i].tps - 1) * 100).sort((a, b) => a - b);
 };
 const medianOf = (xs: number[]): number => (xs.length % 2 ? xs[xs.length >> 1]! : (xs[xs.length / 2 - 1]! + xs[xs.length / 2]!) / 2);
 
 // §5, the VM.
-const EVC = "data/runs/vm-eviction-compare-20261130c/summary.json";
-const EV = "data/runs/vm-eviction-20261130c";
+const EVC = "data/runs/vm-eviction/20261130T000002Z/summary.json";
+const EV = "data/runs/vm-eviction/20261130T083130Z";
 const evCell = (mode: string, variant: string) => (t: string): Json => {
   const c = (json(t) as Json).cells.find((x: Json) => x.mode === mode && x.variant === variant);
   if (!c) throw new Error(`no cell ${mode}/${variant}`);
@@ -233,7 +233,7 @@ const evBoots = (root: string): number[] =>
     if (!m) throw new Error(`${c}: no boot time`);
     return Number(m[1]);
   });
-const ST = (stamp: string) => `data/runs/vm-slice-trace-20261130T${stamp}/analysis.json`;
+const ST = (stamp: string) => `data/runs/slice-trace/20261130T${stamp}/analysis.json`;
 const matchPair = (pair: string, f: (m: Json) => number) => (t: string): number => {
   const m = (json(t) as Json).matching.disagreements.find((x: Json) => x.pair === pair);
   if (!m) throw new Error(`no matched pair ${pair}`);
@@ -241,7 +241,7 @@ const matchPair = (pair: string, f: (m: Json) => number) => (t: string): number 
 };
 
 // §6, lock statistics in the VM.
-const LSV = "data/runs/vm-lockstat-20261130";
+const LSV = "data/runs/sangappa-2024-locktable/20261130T075623Z";
 const LSCAP = `${LSV}/lockstat-1/lock_stat-micro.txt`;
 const capture = (t: string) => captureSummary(topLockClasses(parseProcLockStat(t, LSCAP), Infinity));
 /** Kernel lock wait share per lockstat boot (notebook 06: snapshots of the lockstat collector, × 2 vCPUs). */
@@ -251,7 +251,7 @@ const waitRanges = (root: string) => {
   return waitShareRanges(snapshots(rows), 2);
 };
 const waitRange = (boot: string, end: "min" | "max") => (_t: string, root: string): number => {
-  const r = waitRanges(root).find((x) => x.boot === `vm-lockstat-20261130/${boot}`);
+  const r = waitRanges(root).find((x) => x.boot === `sangappa-2024-locktable/20261130T075623Z/${boot}`);
   if (!r) throw new Error(`no snapshots of ${boot}`);
   return r[end];
 };
@@ -263,18 +263,18 @@ const plainPipe = (root: string) => PLAIN.flatMap((b) => pipeRuns(root, b));
 
 // ---------------------------------------------------------------------------
 
-const AA = "data/runs/aa-rostedt-2023/analysis.json";
-const T20 = "data/runs/aa-rostedt-2023-T20/analysis.json";
-const SEQ = "data/runs/aa-rostedt-2023-T20-sequential/analysis.json";
-const O1 = "data/runs/overhead-20261130T100040Z/analysis.json";
-const O2 = "data/runs/overhead-20261130T101918Z/analysis.json";
-const O2S = "data/runs/overhead-explore-20261130/concurrent-2s-cpu1/analysis.json";
+const AA = "data/runs/rostedt-2023/20261130T035419Z/analysis.json";
+const T20 = "data/runs/rostedt-2023/20261130T011758Z/analysis.json";
+const SEQ = "data/runs/rostedt-2023/20261130T015450Z/analysis.json";
+const O1 = "data/runs/harness-overhead/20261130T100040Z/analysis.json";
+const O2 = "data/runs/harness-overhead/20261130T101918Z/analysis.json";
+const O2S = "data/runs/harness-overhead/20261130T095746Z/concurrent-2s-cpu1/analysis.json";
 const PUB = "data/published/rostedt-2023/runs.csv";
-const PGB = "data/runs/patch-cost-pgbench-20261130T065433Z/provenance.json";
-const KB = "data/runs/vm-kernel-bench/20261130T024409Z.json";
+const PGB = "data/runs/patch-cost/20261130T065433Z/provenance.json";
+const KB = "data/runs/kernel-build/20261130T024149Z/20261130T024409Z.json";
 
 const R = "REPRODUCE.md" as const;
-const DC = "data/runs/collector-overhead-2026-11-30/direct-cost.json";
+const DC = "data/runs/collector-cost/20261130T000000Z/direct-cost.json";
 type CostSummary = { collector: string; machineSharePct: number; sampling: { meanIntervalMs: number | null }[] };
 const summaryOf = (t: string, c: string): CostSummary => {
   const s = (json(t) as { summary: CostSummary[] }).summary.find((x) => x.collector === c);
@@ -286,32 +286,32 @@ const meanInterval = (c: string) => (t: string): number => {
   const xs = summaryOf(t, c).sampling.map((x) => x.meanIntervalMs).filter((x): x is number => x !== null);
   return xs.reduce((a, b) => a + b, 0) / xs.length;
 };
-const MC = "data/runs/micro-cost/summary.json";
-const OPS = "data/runs/lock-ops-per-txn-20261130/summary.json";
-const PGA = "data/runs/patch-cost-pgbench-20261130T065433Z/analysis.json";
+const MC = "data/runs/patch-cost/20261130T014521Z/summary.json";
+const OPS = "data/runs/lock-ops-vm/20261130T074829Z/summary.json";
+const PGA = "data/runs/patch-cost/20261130T065433Z/analysis.json";
 
 // §4 patch v2 records.
 const VMCHK = "data/runs/pg-check/20261201T223255Z/vm-pg18/summary.json";
-const LV2 = "data/runs/lock-ops-v2/20261201T192645Z/summary.json";
+const LV2 = "data/runs/lock-ops/20261201T192645Z/summary.json";
 const VMCHK10 = "data/runs/pg-check/20261201T223931Z/vm-pg18/summary.json";
-const LVM = "data/runs/lock-ops-v2/20261201T225522Z-vm/summary.json";
-const V1CELLS = "data/runs/vm-eviction-compare-20261130c/summary.json";
+const LVM = "data/runs/lock-ops-vm/20261201T225522Z/summary.json";
+const V1CELLS = "data/runs/vm-eviction/20261130T000002Z/summary.json";
 const VMCHK15 = "data/runs/pg-check/20261202T010223Z/vm-pg15/summary.json";
 const VMCHK15G11 = "data/runs/pg-check/20261202T010437Z/vm-pg15/summary.json";
 const VMCHK15ALL = "data/runs/pg-check/20261202T013736Z/vm-pg15/summary.json";
-const EVV1 = "data/runs/vm-eviction-20261130c/full-7.2.13/vm/series";
+const EVV1 = "data/runs/vm-eviction/20261130T083130Z/full-7.2.13/vm/series";
 const EVST = "data/runs/dipietro-2026/20261201T223016Z/series";
-const EVV2 = "data/runs/vm-eviction-v2-20261202/full-7.2.13/vm/series";
-const EVV1L = "data/runs/vm-eviction-20261130c/lazy-7.2.13/vm/series";
-const EVV2L = "data/runs/vm-eviction-v2-20261202/lazy-7.2.13/vm/series";
-const evLoads = (root: string): number[] => ["full-7.2.13", "lazy-7.2.13"].flatMap((c) => hostLoads1(readFileSync(join(root, "data/runs/vm-eviction-v2-20261202", c, "host-times.txt"), "utf8")));
+const EVV2 = "data/runs/vm-eviction/20261202T010551Z/full-7.2.13/vm/series";
+const EVV1L = "data/runs/vm-eviction/20261130T083130Z/lazy-7.2.13/vm/series";
+const EVV2L = "data/runs/vm-eviction/20261202T010551Z/lazy-7.2.13/vm/series";
+const evLoads = (root: string): number[] => ["full-7.2.13", "lazy-7.2.13"].flatMap((c) => hostLoads1(readFileSync(join(root, "data/runs/vm-eviction/20261202T010551Z", c, "host-times.txt"), "utf8")));
 /** A number of an eviction cell on one scale (evictionCell over the series DIR, cell NAME). */
 const ev = (dir: string, name: string, f: (c: EvictionCellRates) => number) => (_t: string, root: string): number => f(evictionCell(join(root, dir), name));
 const EVSTC = "mode-full.hugepages-off.extension-all";
 /** The 1-minute load averages in a cell's host-times.txt ("host start … load A B C", "host end … load A B C"). */
 const hostLoads1 = (t: string): number[] => [...t.matchAll(/^host (?:start|end) \S+ load ([\d.]+)/gm)].map((m) => Number(m[1]));
-const TRV1 = "data/runs/vm-slice-trace-20261130T051418Z";
-const TRV2 = "data/runs/vm-slice-trace-20261202T005450Z";
+const TRV1 = "data/runs/slice-trace/20261130T051418Z";
+const TRV2 = "data/runs/slice-trace/20261202T005450Z";
 /** A number of a traced PostgreSQL run's row (tracedPgRow: the trace, rseq/stats and the patch's counters). */
 const traced = (dir: string, f: (r: TracedPgRow) => number) => (_t: string, root: string): number => f(tracedPgRow(join(root, dir)));
 const V2STUDY = "data/runs/dipietro-2026/20261201T223016Z/record.json";
@@ -340,7 +340,7 @@ const model = (root: string) =>
 
 /** The entries of one row of the harness-overhead table (REPRODUCE §3): ratio, CI ends, per-pair sd. */
 function overheadRow(row: string, stamp: string, ratio: string, lo: string, hi: string, sdPct: string): FigureEntry[] {
-  const record = `data/runs/overhead-20261130T${stamp}/analysis.json`;
+  const record = `data/runs/harness-overhead/20261130T${stamp}/analysis.json`;
   return [
     { doc: R, sentence: row, figure: `| ${ratio} |`, record, field: "tpsRatio.ratio" },
     { doc: R, sentence: row, figure: `| ${lo}–`, record, field: "tpsRatio.ci95.0" },
@@ -380,10 +380,10 @@ const pgRate = (mode: string, hugePages: string, part: Part) => (_t: string, roo
   return pgPooledRate(grp.rows as PgFactorialRow[], { mode, hugePages }, "faults")[part];
 };
 const M1 = `${MECH}/20261201T215612Z/rows.json`;
-const PGR = `${MECH}/pg-20261201T224018Z/rows.json`;
+const PGR = `${MECH}/20261201T224018Z/rows.json`;
 /** The PostgreSQL records notebook 07 pools (same kernel, accel and server shape): every pooled entry reads both. */
-const PG_BOTH = [PGR, `${MECH}/pg-20261201T231710Z/rows.json`];
-const MH = `${MECH}/host-20261201T184719Z/cells.json`;
+const PG_BOTH = [PGR, `${MECH}/20261201T231710Z/rows.json`];
+const MH = `${MECH}/20261201T184719Z/cells.json`;
 // §8, the plain-TCG contrast: the one plain-TCG micro record against the pooled icount factorial (accelContrastCells, as notebook 07).
 const MT = `${MECH}/20261202T010208Z/rows.json`;
 const MN = `${MECH}/20261202T020227Z/rows.json`;
@@ -417,7 +417,7 @@ const pgCellRuns = (pick: "min" | "max") => (_t: string, root: string): number =
 };
 
 // §8, the host record (rows.json of the 6.18 host, preempt=none): cells by summariseCells.
-const HOST_ROWS = "data/runs/mechanism-2026/host-20261201T184719Z/rows.json";
+const HOST_ROWS = "data/runs/mechanism-2026/20261201T184719Z/rows.json";
 const hostCell = (pages: string, f: (c: CellSummary) => number) => (t: string): number => {
   const c = summariseCells(json(t) as FactorialRow[]).find((x) => x.mode === "none" && x.pages === pages && x.extension === "off");
   if (!c) throw new Error(`no cell none/${pages}/off in ${HOST_ROWS}`);
@@ -426,11 +426,11 @@ const hostCell = (pages: string, f: (c: CellSummary) => number) => (t: string): 
 
 export const FIGURES: FigureEntry[] = [
   // §3, harness overhead: the table of records.
-  ...overheadRow("| `data/runs/overhead-20261130T064107Z` | one arm after the other (ABBA) | 16 | 0.979 | 0.934–1.026 | 8.8% | UNRESOLVED |", "064107Z", "0.979", "0.934", "1.026", "8.8%"),
-  ...overheadRow("| `data/runs/overhead-20261130T073633Z` | both arms at the same time (`--concurrent`) | 60 | 0.9913 | 0.9753–1.0075 | 6.3% | UNRESOLVED |", "073633Z", "0.9913", "0.9753", "1.0075", "6.3%"),
-  ...overheadRow("| `data/runs/overhead-20261130T090350Z` | both arms at the same time (`--concurrent`), quiet machine | 170 | 0.9944 | 0.9819–1.0069 | 8.3% | UNRESOLVED |", "090350Z", "0.9944", "0.9819", "1.0069", "8.3%"),
-  ...overheadRow("| `data/runs/overhead-20261130T100040Z` | `--concurrent --cpu 1` | 100 | 1.0005 | 0.9991–1.0018 | 0.70% | PASS |", "100040Z", "1.0005", "0.9991", "1.0018", "0.70%"),
-  ...overheadRow("| `data/runs/overhead-20261130T101918Z` | `--concurrent --cpu 1`, replication | 100 | 1.0008 | 0.9995–1.0021 | 0.68% | PASS |", "101918Z", "1.0008", "0.9995", "1.0021", "0.68%"),
+  ...overheadRow("| `data/runs/harness-overhead/20261130T064107Z` | one arm after the other (ABBA) | 16 | 0.979 | 0.934–1.026 | 8.8% | UNRESOLVED |", "064107Z", "0.979", "0.934", "1.026", "8.8%"),
+  ...overheadRow("| `data/runs/harness-overhead/20261130T073633Z` | both arms at the same time (`--concurrent`) | 60 | 0.9913 | 0.9753–1.0075 | 6.3% | UNRESOLVED |", "073633Z", "0.9913", "0.9753", "1.0075", "6.3%"),
+  ...overheadRow("| `data/runs/harness-overhead/20261130T090350Z` | both arms at the same time (`--concurrent`), quiet machine | 170 | 0.9944 | 0.9819–1.0069 | 8.3% | UNRESOLVED |", "090350Z", "0.9944", "0.9819", "1.0069", "8.3%"),
+  ...overheadRow("| `data/runs/harness-overhead/20261130T100040Z` | `--concurrent --cpu 1` | 100 | 1.0005 | 0.9991–1.0018 | 0.70% | PASS |", "100040Z", "1.0005", "0.9991", "1.0018", "0.70%"),
+  ...overheadRow("| `data/runs/harness-overhead/20261130T101918Z` | `--concurrent --cpu 1`, replication | 100 | 1.0008 | 0.9995–1.0021 | 0.68% | PASS |", "101918Z", "1.0008", "0.9995", "1.0021", "0.68%"),
   // §3, our A/A series: the full protocol.
   { doc: R, sentence: "difference B − A −2.59% (p = 0.215)", figure: "−2.59%", record: AA, field: "blocks.meanDiffPct" },
   { doc: R, sentence: "difference B − A −2.59% (p = 0.215)", figure: "p = 0.215", record: AA, field: "blocks.p" },
@@ -456,16 +456,16 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "(+0.53%, half-width ±7.94%)", figure: "+0.53%", record: SEQ, field: "unpaired.meanDiffPct" },
   { doc: R, sentence: "(+0.53%, half-width ±7.94%)", figure: "±7.94%", record: SEQ, field: "unpaired.halfWidthPct" },
   {
-    doc: R, sentence: "its mean tps was 69% higher than the block series'", figure: "69%", record: "data/runs/aa-rostedt-2023-T20-sequential/results.csv",
-    field: "mean tps of A (sequential) / mean tps of A (blocks, data/runs/aa-rostedt-2023-T20/results.csv) − 1",
-    value: (_t, root) => (measuredMean(root, "data/runs/aa-rostedt-2023-T20-sequential", "A") / measuredMean(root, "data/runs/aa-rostedt-2023-T20", "A") - 1) * 100,
+    doc: R, sentence: "its mean tps was 69% higher than the block series'", figure: "69%", record: "data/runs/rostedt-2023/20261130T015450Z/results.csv",
+    field: "mean tps of A (sequential) / mean tps of A (blocks, data/runs/rostedt-2023/20261130T011758Z/results.csv) − 1",
+    value: (_t, root) => (measuredMean(root, "data/runs/rostedt-2023/20261130T015450Z", "A") / measuredMean(root, "data/runs/rostedt-2023/20261130T011758Z", "A") - 1) * 100,
   },
   {
-    doc: R, sentence: "which had ended 25 minutes earlier", figure: "25 minutes", record: "data/runs/aa-rostedt-2023-T20-sequential/results.csv",
-    field: "first started of the sequential series − last ended of data/runs/aa-rostedt-2023-T20/results.csv, minutes",
+    doc: R, sentence: "which had ended 25 minutes earlier", figure: "25 minutes", record: "data/runs/rostedt-2023/20261130T015450Z/results.csv",
+    field: "first started of the sequential series − last ended of data/runs/rostedt-2023/20261130T011758Z/results.csv, minutes",
     value: (t, root) => {
       const start = Math.min(...csvRows(t).map((r) => Date.parse(r.started!)));
-      const end = Math.max(...csvRows(readFileSync(join(root, "data/runs/aa-rostedt-2023-T20/results.csv"), "utf8")).map((r) => Date.parse(r.ended!)));
+      const end = Math.max(...csvRows(readFileSync(join(root, "data/runs/rostedt-2023/20261130T011758Z/results.csv"), "utf8")).map((r) => Date.parse(r.ended!)));
       return (start - end) / 60000;
     },
   },
@@ -497,8 +497,8 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "at most 0.042 ns with the switch off", figure: "0.042", record: MC, field: "addedNs.off.ci.1" },
   { doc: R, sentence: "1.594 ns for the request protocol", figure: "1.594", record: MC, field: "addedNs.simulate.ci.1" },
   { doc: R, sentence: "44.9 µs of CPU on this host", figure: "44.9", record: PGA, field: "CPUs / meanTps.baseline, µs (costModel)", value: (_t, root) => model(root).nsPerTxn / 1000 },
-  { doc: R, sentence: "≤ 0.0016% with the switch off", figure: "0.0016%", record: PGA, field: "costModel offPct (with lock-ops-per-txn and micro-cost)", value: (_t, root) => model(root).offPct },
-  { doc: R, sentence: "≤ 0.063% for the user-space request protocol", figure: "0.063%", record: PGA, field: "costModel protocolPct (with lock-ops-per-txn and micro-cost)", value: (_t, root) => model(root).protocolPct },
+  { doc: R, sentence: "≤ 0.0016% with the switch off", figure: "0.0016%", record: PGA, field: "costModel offPct (with lock-ops-per-txn and patch-cost/20261130T014521Z)", value: (_t, root) => model(root).offPct },
+  { doc: R, sentence: "≤ 0.063% for the user-space request protocol", figure: "0.063%", record: PGA, field: "costModel protocolPct (with lock-ops-per-txn and patch-cost/20261130T014521Z)", value: (_t, root) => model(root).protocolPct },
   // §6, the collectors' direct cost.
   { doc: R, sentence: "perf-lock and perf-profile each took 0.8% of the machine", figure: "0.8%", record: DC, field: "summary[perf-lock].machineSharePct", value: share("perf-lock") },
   { doc: R, sentence: "perf-profile each took 0.8% of the machine, ctxsw", figure: "0.8%", record: DC, field: "summary[perf-profile].machineSharePct", value: share("perf-profile") },
@@ -512,7 +512,7 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "ctxsw every 392 ms instead of 200 ms", figure: "392 ms", record: DC, field: "mean of summary[ctxsw].sampling[].meanIntervalMs", value: meanInterval("ctxsw") },
   // §5, the kernel bench.
   { doc: R, sentence: "the small config in 755 s on 2 cores", figure: "755 s", record: KB, field: "builds.0.seconds" },
-  { doc: R, sentence: "36 s with a warm ccache", figure: "36 s", record: "data/runs/vm-kernel-bench/20261130T024149Z.json", field: "builds.0.seconds" },
+  { doc: R, sentence: "36 s with a warm ccache", figure: "36 s", record: "data/runs/kernel-build/20261130T024149Z/20261130T024149Z.json", field: "builds.0.seconds" },
   { doc: R, sentence: "a boot to the command in 3.1 s (median of 3)", figure: "3.1 s", record: KB, field: "boots.medianBootToCommandS" },
   // Build times (README and REPRODUCE §5).
   { doc: "README.md", sentence: "a cold kernel build 755 s", figure: "755 s", record: KB, field: "builds.0.seconds" },
@@ -521,7 +521,7 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "A cold kernel build took 755 s here", figure: "755 s", record: KB, field: "builds.0.seconds" },
   { doc: R, sentence: "builds of our records took 2044 s and 557 s", figure: "2044 s", record: PGB, field: "buildSeconds of the baseline build", value: buildSeconds("baseline") },
   { doc: R, sentence: "builds of our records took 2044 s and 557 s", figure: "557 s", record: PGB, field: "buildSeconds of the patched build", value: buildSeconds("patched") },
-  // ===== §4, our PostgreSQL patch: the version-2 records (pg-check, lock-ops-v2, patch-cost). =====
+  // ===== §4, our PostgreSQL patch: the version-2 records (pg-check, lock-ops, patch-cost). =====
   // Helpers adding §4 entries for new results: append below this block, do not reorder it.
   { doc: R, sentence: "the machine was shared, 1-minute load 10–12)", figure: "10", record: PG15, field: "min of host.load1Before/After of both pg-check summaries", value: (_t, root) => Math.min(...pgCheckLoads(root)) },
   { doc: R, sentence: "the machine was shared, 1-minute load 10–12)", figure: "12", record: PG15, field: "max of host.load1Before/After of both pg-check summaries", value: (_t, root) => Math.max(...pgCheckLoads(root)) },
@@ -588,12 +588,12 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "two threads at a load of 3.21–3.71", figure: "3.71", record: CSC6, field: "loadAverageAfter.0" },
   { doc: R, sentence: "(`data/runs/compare-scaling/20261202T062523Z/`) 2.148 s", figure: "2.148 s", record: CSC6, field: "time10kS" },
 
-  // ===== §4, the pgbench -S cost of version 1 (patch-cost-pgbench, -20261130T065433Z, -concurrent). =====
+  // ===== §4, the pgbench -S cost of version 1 (patch-cost/20261130T021229Z, -20261130T065433Z, -concurrent). =====
   {
-    doc: R, sentence: "(`data/runs/patch-cost-pgbench/`, `data/runs/patch-cost-cpu/`): ±38%", figure: "±38%", record: PCP,
+    doc: R, sentence: "(`data/runs/patch-cost/20261130T021229Z/`, `data/runs/patch-cost/20261130T022242Z/`): ±38%", figure: "±38%", record: PCP,
     field: "half the width of offVsBaseline.ciPct", value: (t) => (jsonField(t, "offVsBaseline.ciPct.1") - jsonField(t, "offVsBaseline.ciPct.0")) / 2,
   },
-  { doc: R, sentence: "`data/runs/patch-cost-pgbench-20261130T065433Z/`, 26 min)", figure: "26 min", record: PGA, field: "ended − started, minutes", value: minutes },
+  { doc: R, sentence: "`data/runs/patch-cost/20261130T065433Z/`, 26 min)", figure: "26 min", record: PGA, field: "ended − started, minutes", value: minutes },
   { doc: R, sentence: "10 s per run, 48 blocks holding every arm", figure: "48 blocks", record: PGA, field: "blocks" },
   { doc: R, sentence: "off / baseline 1.053 (95% CI 1.015–1.092)", figure: "1.053", record: PGA, field: "comparisons[off/baseline].ratio", value: cmpField("off", "baseline", (c) => c.ratio) },
   { doc: R, sentence: "off / baseline 1.053 (95% CI 1.015–1.092)", figure: "1.015", record: PGA, field: "comparisons[off/baseline].ci95.0", value: cmpField("off", "baseline", (c) => c.ci95[0]) },
@@ -607,18 +607,18 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "the patched server was 5% *faster*", figure: "5%", record: PGA, field: "−comparisons[on/baseline].costPct", value: cmpField("on", "baseline", (c) => -c.costPct) },
   { doc: R, sentence: "The per-block sd is 12.6%", figure: "12.6%", record: PGA, field: "comparisons[off/baseline].sdLogPerPair × 100", value: cmpField("off", "baseline", (c) => 100 * c.sdLogPerPair) },
   {
-    doc: R, sentence: "differ by a median of 5.3% and by up to 43.2%", figure: "5.3%", record: "data/runs/patch-cost-pgbench-20261130T065433Z/runs.jsonl",
+    doc: R, sentence: "differ by a median of 5.3% and by up to 43.2%", figure: "5.3%", record: "data/runs/patch-cost/20261130T065433Z/runs.jsonl",
     field: "median over consecutive measured runs of |tps / previous tps − 1|, %", value: (_t, root) => medianOf(consecutiveDiffsPct(root)),
   },
   {
-    doc: R, sentence: "differ by a median of 5.3% and by up to 43.2%", figure: "43.2%", record: "data/runs/patch-cost-pgbench-20261130T065433Z/runs.jsonl",
+    doc: R, sentence: "differ by a median of 5.3% and by up to 43.2%", figure: "43.2%", record: "data/runs/patch-cost/20261130T065433Z/runs.jsonl",
     field: "max over consecutive measured runs of |tps / previous tps − 1|, %", value: (_t, root) => Math.max(...consecutiveDiffsPct(root)),
   },
   {
     doc: R, sentence: "Resolving 0.5% would take about 5000 blocks", figure: "5000", record: PGA,
     field: "comparisons[off/baseline].pairsNeeded.pairsIfNoEffect80, rounded to thousands", value: cmpField("off", "baseline", (c) => Math.round(c.pairsNeeded.pairsIfNoEffect80 / 1000) * 1000),
   },
-  { doc: R, sentence: "`data/runs/patch-cost-concurrent-20261130T072231Z/`, 14 min)", figure: "14 min", record: PCC, field: "ended − started, minutes", value: minutes },
+  { doc: R, sentence: "`data/runs/patch-cost/20261130T072231Z/`, 14 min)", figure: "14 min", record: PCC, field: "ended − started, minutes", value: minutes },
   { doc: R, sentence: "all at once, in 80 rounds of 10 s", figure: "80 rounds", record: PCC, field: "blocks" },
   { doc: R, sentence: "The A/A control gave 0.952 (0.920–0.984)", figure: "0.952", record: PCC, field: "comparisons[baseline2/baseline].ratio", value: cmpField("baseline2", "baseline", (c) => c.ratio) },
   { doc: R, sentence: "The A/A control gave 0.952 (0.920–0.984)", figure: "0.920", record: PCC, field: "comparisons[baseline2/baseline].ci95.0", value: cmpField("baseline2", "baseline", (c) => c.ci95[0]) },
@@ -633,7 +633,7 @@ export const FIGURES: FigureEntry[] = [
 
   // ===== §5, the kernel path in the VM (vm-eviction-*, vm-slice-trace-*). =====
   // Helpers adding §5 entries for new results: append below this block, do not reorder it.
-  { doc: R, sentence: "with three runs per arm", figure: "three", record: "data/runs/vm-eviction-preempt-full-20261130/comparison.json", field: "welch runs per arm (a.n, the same in the lazy record)", value: firstNumber("n") },
+  { doc: R, sentence: "with three runs per arm", figure: "three", record: "data/runs/vm-eviction/20261130T031518Z/comparison.json", field: "welch runs per arm (a.n, the same in the lazy record)", value: firstNumber("n") },
   { doc: R, sentence: "Each has 7 measured runs per arm", figure: "7", record: EVC, field: "cells[full/off].n (every cell: 7)", value: (t) => Math.min(...(json(t) as Json).cells.map((c: Json) => c.n)) },
   { doc: R, sentence: "the boot to the command took 3.6–4.2 s", figure: "3.6", record: `${EV}/full-7.2.13/console-and-progress.log`, field: "min of \"boot to command\" over the three cells' console logs", value: (_t, root) => Math.min(...evBoots(root)) },
   { doc: R, sentence: "the boot to the command took 3.6–4.2 s", figure: "4.2 s", record: `${EV}/none-6.1.176/console-and-progress.log`, field: "max of \"boot to command\" over the three cells' console logs", value: (_t, root) => Math.max(...evBoots(root)) },
@@ -669,7 +669,7 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "1.8 µs when measured from the timer's deadline", figure: "1.8 µs", record: ST("043540Z"), field: "−matching.disagreements[expired/expired].medianDeadlineDiffNs / 1000", value: matchPair("expired/expired", (m) => -m.medianDeadlineDiffNs / 1000) },
   { doc: R, sentence: "208 of 237 grants expired before user space", figure: "208", record: ST("042623Z"), field: "tracepoints.outcomes.expired-before-user", value: (t) => (json(t) as Json).tracepoints.outcomes["expired-before-user"] },
   { doc: R, sentence: "208 of 237 grants expired before user space", figure: "237", record: ST("042623Z"), field: "tracepoints.grants" },
-  { doc: R, sentence: "pgbench completed 1527 transactions", figure: "1527", record: "data/runs/vm-slice-trace-20261130T051418Z/raw/series/runs/001-on/result.json", field: "workloads[0] transactionsProcessed", value: firstNumber("transactionsProcessed") },
+  { doc: R, sentence: "pgbench completed 1527 transactions", figure: "1527", record: "data/runs/slice-trace/20261130T051418Z/raw/series/runs/001-on/result.json", field: "workloads[0] transactionsProcessed", value: firstNumber("transactionsProcessed") },
   { doc: R, sentence: "backends received 119 grants", figure: "119", record: ST("051418Z"), field: "tracepoints.grants" },
   ...(["sgrant 119", "sexpir 70", "srevok 106", "syield 12", "sabort 1)"] as const).map((figure): FigureEntry => ({
     doc: R, sentence: "(sgrant 119, sexpir 70, srevok 106, syield 12, sabort 1)", figure, record: ST("051418Z"), field: `statsDelta.${figure.split(" ")[0]} (= crossCheck trace count)`,
@@ -686,7 +686,7 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "and 64.2 µs from the hrtimer events", figure: "64.2 µs", record: ST("051418Z"), field: "hrtimer.durationNs.median / 1000", value: (t) => jsonField(t, "hrtimer.durationNs.median") / 1000 },
   { doc: R, sentence: "the timer's interval is a median 41.7 µs shorter for expiries", figure: "41.7 µs", record: ST("051418Z"), field: "−matching.disagreements[expired/expired].medianDiffNs / 1000", value: matchPair("expired/expired", (m) => -m.medianDiffNs / 1000) },
 
-  // ===== §6, lock statistics in the VM (vm-lockstat-20261130). =====
+  // ===== §6, lock statistics in the VM (sangappa-2024-locktable/20261130T075623Z). =====
   { doc: R, sentence: "held 182 lock classes, 13 of them contended", figure: "182", record: LSCAP, field: "classes of the capture (captureSummary of parseProcLockStat)", value: (t) => capture(t).classes },
   { doc: R, sentence: "held 182 lock classes, 13 of them contended", figure: "13", record: LSCAP, field: "contended classes of the capture", value: (t) => capture(t).contended },
   { doc: R, sentence: "6–15% in one lockstat boot", figure: "6", record: `${LSV}/lockstat-1/series/results.jsonl`, field: "min kernel lock wait share of the lockstat-1 snapshots (waitShareRanges, 2 vCPUs)", value: waitRange("lockstat-1", "min") },
@@ -745,14 +745,14 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "version 2's study 1049 (4 clients, about 24 tps)", figure: "24 tps", record: `${EVST}/results.jsonl`, field: "evictionCell.meanTps", value: ev(EVST, EVSTC, (c) => c.meanTps) },
   { doc: R, sentence: "the patch saw 0.0088 grants with version 1 and 0.0019 in the study", figure: "0.0088", record: `${EVV1}/results.jsonl`, field: "grantsPerTransaction", value: ev(EVV1, "on", (c) => c.grantsPerTransaction) },
   { doc: R, sentence: "the patch saw 0.0088 grants with version 1 and 0.0019 in the study", figure: "0.0019", record: `${EVST}/results.jsonl`, field: "grantsPerTransaction", value: ev(EVST, EVSTC, (c) => c.grantsPerTransaction) },
-  { doc: R, sentence: "(`vm-eviction-v2-20261202`: 21 clients, scale 4, 2 MB of shared buffers, 7 measured runs of 10 s, seed 7", figure: "21 clients", record: `${EVV2}/results.jsonl`, field: "params.clients", value: ev(EVV2, "on", (c) => c.clients!) },
-  { doc: R, sentence: "(`vm-eviction-v2-20261202`: 21 clients, scale 4, 2 MB of shared buffers, 7 measured runs of 10 s, seed 7", figure: "scale 4", record: `${EVV2}/results.jsonl`, field: "params.scale", value: ev(EVV2, "on", (c) => c.scale!) },
-  { doc: R, sentence: "(`vm-eviction-v2-20261202`: 21 clients, scale 4, 2 MB of shared buffers, 7 measured runs of 10 s, seed 7", figure: "2 MB", record: `${EVV2}/results.jsonl`, field: "params.shared_buffers (MB)", value: ev(EVV2, "on", (c) => parseFloat(c.sharedBuffers!)) },
-  { doc: R, sentence: "(`vm-eviction-v2-20261202`: 21 clients, scale 4, 2 MB of shared buffers, 7 measured runs of 10 s, seed 7", figure: "7 measured runs", record: `${EVV2}/results.jsonl`, field: "measured runs of the on arm", value: ev(EVV2, "on", (c) => c.runs) },
-  { doc: R, sentence: "(`vm-eviction-v2-20261202`: 21 clients, scale 4, 2 MB of shared buffers, 7 measured runs of 10 s, seed 7", figure: "10 s", record: `${EVV2}/results.jsonl`, field: "params.duration", value: ev(EVV2, "on", (c) => c.durationS!) },
-  { doc: R, sentence: "(`vm-eviction-v2-20261202`: 21 clients, scale 4, 2 MB of shared buffers, 7 measured runs of 10 s, seed 7", figure: "seed 7", record: "data/runs/vm-eviction-v2-20261202/full-7.2.13/vm/series/series.json", field: "seed" },
-  { doc: R, sentence: "on a host at 1-minute load 6–12)", figure: "6", record: "data/runs/vm-eviction-v2-20261202/full-7.2.13/host-times.txt", field: "min 1-minute load at host start/end of both cells", value: (_t, root) => Math.min(...evLoads(root)) },
-  { doc: R, sentence: "on a host at 1-minute load 6–12)", figure: "12", record: "data/runs/vm-eviction-v2-20261202/full-7.2.13/host-times.txt", field: "max 1-minute load at host start/end of both cells", value: (_t, root) => Math.max(...evLoads(root)) },
+  { doc: R, sentence: "(`vm-eviction/20261202T010551Z`: 21 clients, scale 4, 2 MB of shared buffers, 7 measured runs of 10 s, seed 7", figure: "21 clients", record: `${EVV2}/results.jsonl`, field: "params.clients", value: ev(EVV2, "on", (c) => c.clients!) },
+  { doc: R, sentence: "(`vm-eviction/20261202T010551Z`: 21 clients, scale 4, 2 MB of shared buffers, 7 measured runs of 10 s, seed 7", figure: "scale 4", record: `${EVV2}/results.jsonl`, field: "params.scale", value: ev(EVV2, "on", (c) => c.scale!) },
+  { doc: R, sentence: "(`vm-eviction/20261202T010551Z`: 21 clients, scale 4, 2 MB of shared buffers, 7 measured runs of 10 s, seed 7", figure: "2 MB", record: `${EVV2}/results.jsonl`, field: "params.shared_buffers (MB)", value: ev(EVV2, "on", (c) => parseFloat(c.sharedBuffers!)) },
+  { doc: R, sentence: "(`vm-eviction/20261202T010551Z`: 21 clients, scale 4, 2 MB of shared buffers, 7 measured runs of 10 s, seed 7", figure: "7 measured runs", record: `${EVV2}/results.jsonl`, field: "measured runs of the on arm", value: ev(EVV2, "on", (c) => c.runs) },
+  { doc: R, sentence: "(`vm-eviction/20261202T010551Z`: 21 clients, scale 4, 2 MB of shared buffers, 7 measured runs of 10 s, seed 7", figure: "10 s", record: `${EVV2}/results.jsonl`, field: "params.duration", value: ev(EVV2, "on", (c) => c.durationS!) },
+  { doc: R, sentence: "(`vm-eviction/20261202T010551Z`: 21 clients, scale 4, 2 MB of shared buffers, 7 measured runs of 10 s, seed 7", figure: "seed 7", record: "data/runs/vm-eviction/20261202T010551Z/full-7.2.13/vm/series/series.json", field: "seed" },
+  { doc: R, sentence: "on a host at 1-minute load 6–12)", figure: "6", record: "data/runs/vm-eviction/20261202T010551Z/full-7.2.13/host-times.txt", field: "min 1-minute load at host start/end of both cells", value: (_t, root) => Math.min(...evLoads(root)) },
+  { doc: R, sentence: "on a host at 1-minute load 6–12)", figure: "12", record: "data/runs/vm-eviction/20261202T010551Z/full-7.2.13/host-times.txt", field: "max 1-minute load at host start/end of both cells", value: (_t, root) => Math.max(...evLoads(root)) },
   { doc: R, sentence: "2079 transactions and 14 grants seen, 0.0067 per transaction", figure: "2079", record: `${EVV2}/results.jsonl`, field: "transactions", value: ev(EVV2, "on", (c) => c.transactions) },
   { doc: R, sentence: "2079 transactions and 14 grants seen, 0.0067 per transaction", figure: "14 grants", record: `${EVV2}/results.jsonl`, field: "grants (v2 granted_yielded + granted_expired)", value: ev(EVV2, "on", (c) => c.grants) },
   { doc: R, sentence: "2079 transactions and 14 grants seen, 0.0067 per transaction", figure: "0.0067", record: `${EVV2}/results.jsonl`, field: "grantsPerTransaction", value: ev(EVV2, "on", (c) => c.grantsPerTransaction) },
@@ -776,7 +776,7 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "the kernel made 119 grants in 1527 transactions and the patch saw 1 of them", figure: "119", record: `${TRV1}/analysis.json`, field: "tracepoints.grants (tracedPgRow.traceGrants)", value: traced(TRV1, (r) => r.traceGrants) },
   { doc: R, sentence: "the kernel made 119 grants in 1527 transactions and the patch saw 1 of them", figure: "1527", record: `${TRV1}/raw/series/runs/001-on/result.json`, field: "metrics.transactionsProcessed (tracedPgRow.transactions)", value: traced(TRV1, (r) => r.transactions) },
   { doc: R, sentence: "the kernel made 119 grants in 1527 transactions and the patch saw 1 of them", figure: "1 of", record: `${TRV1}/raw/series/runs/001-on/result.json`, field: "v1 countersDelta.grants (tracedPgRow.patchGrants)", value: traced(TRV1, (r) => r.patchGrants) },
-  { doc: R, sentence: "66 requests cleared without a grant (`vm-slice-trace-20261130T051418Z`)", figure: "66", record: `${TRV1}/raw/series/runs/001-on/result.json`, field: "v1 countersDelta.revoked (tracedPgRow.patchCleared)", value: traced(TRV1, (r) => r.patchCleared) },
+  { doc: R, sentence: "66 requests cleared without a grant (`slice-trace/20261130T051418Z`)", figure: "66", record: `${TRV1}/raw/series/runs/001-on/result.json`, field: "v1 countersDelta.revoked (tracedPgRow.patchCleared)", value: traced(TRV1, (r) => r.patchCleared) },
   { doc: R, sentence: "the kernel made 230 grants in 3854 transactions and the patch saw 20 of them", figure: "230", record: `${TRV2}/analysis.json`, field: "tracepoints.grants (tracedPgRow.traceGrants)", value: traced(TRV2, (r) => r.traceGrants) },
   { doc: R, sentence: "the kernel made 230 grants in 3854 transactions and the patch saw 20 of them", figure: "3854", record: `${TRV2}/raw/series/runs/001-on/result.json`, field: "metrics.transactionsProcessed (tracedPgRow.transactions)", value: traced(TRV2, (r) => r.transactions) },
   { doc: R, sentence: "the kernel made 230 grants in 3854 transactions and the patch saw 20 of them", figure: "20 of", record: `${TRV2}/raw/series/runs/001-on/result.json`, field: "v2 granted_yielded + granted_expired (tracedPgRow.patchGrants)", value: traced(TRV2, (r) => r.patchGrants) },
@@ -933,13 +933,13 @@ export const MEASURED_REGIONS: MeasuredRegion[] = [
   // The table of times after it is generated from data/test-runs/ and checked by test/test-runs.test.ts.
   { doc: "README.md", from: "`npm run test:e2e` runs the kernel path end to end", to: "Times as recorded" },
   { doc: R, from: "Collector costs (", to: "Collectors in the VM:" },
-  { doc: R, from: "Recorded here (`data/runs/vm-kernel-bench/`", to: "The patched PostgreSQL under the harness inside the VM" },  // §4, the version-2 records; the pgbench cost of version 1 (the micro-benchmark's passage is above).
+  { doc: R, from: "Recorded here (`data/runs/kernel-build/20261130T024149Z/`", to: "The patched PostgreSQL under the harness inside the VM" },  // §4, the version-2 records; the pgbench cost of version 1 (the micro-benchmark's passage is above).
   { doc: R, from: "The records are under `data/runs/pg-check/`", to: "The records below the next paragraph" },
   { doc: R, from: "The pgbench -S cost was first measured", to: "The cost from measured parts" },
   // §5, the VM results.
   { doc: R, from: "The patched PostgreSQL under the harness inside the VM", to: "`npm run test:e2e` runs this whole path" },
   { doc: R, from: "The preemption-mode × extension design ran once", to: "Pre-7.0 reference (preemption modes)." },
-  { doc: R, from: "`data/runs/vm-eviction-20261130c/` holds the three cells", to: "### Bare metal" },
+  { doc: R, from: "`data/runs/vm-eviction/20261130T083130Z/` holds the three cells", to: "### Bare metal" },
   // §6, lock statistics in the VM.
   { doc: R, from: "Collectors in the VM:", to: "Under TCG all of this is functional evidence only." },
   ...INTEGER_REGIONS,
@@ -951,7 +951,7 @@ export const NOT_MEASURED: NotMeasured[] = [
   { doc: R, sentence: "PostgreSQL 18.6, the first 2 of 28 groups", figure: "18.6", why: "the PostgreSQL version" },
   { doc: R, sentence: "PostgreSQL 15.18 (patch `d4dc3f02e27e`), whose schedule", figure: "15.18", why: "the PostgreSQL version" },
   { doc: R, sentence: "(22 minutes, inside the issue's 45)", figure: "45", why: "the issue's time limit for the whole suite under TCG, not a measurement" },
-  { doc: R, sentence: "(the 7.2 VM, `lock-ops-per-txn-20261130`)", figure: "7.2", why: "the guest kernel's version" },
+  { doc: R, sentence: "(the 7.2 VM, `lock-ops-vm/20261130T074829Z`)", figure: "7.2", why: "the guest kernel's version" },
   { doc: R, sentence: "(the 6.18 host through the shim", figure: "6.18", why: "the host kernel's version" },
   // §8 (issue 14): versions and design parameters in the mechanism's results.
   { doc: R, sentence: "this machine's 6.18 kernel (preempt=none", figure: "6.18", why: "the host kernel's version" },

@@ -415,7 +415,7 @@ export async function runPgMechanismInVm(o: PgMechanismOptions): Promise<PgMecha
   o.onConsole?.(`slicelab mechanism --pg: preparing the seed cluster on this machine (${join(rawDir, "seed")})\n`);
   const seed = prepareSeedCluster({ bin: o.bin, user: o.user, dir: join(rawDir, "seed"), shape });
   // Issue 26 item 4: one boot per block, each with its own limit (--timeout is
-  // per boot). pg-20261201T224018Z ran 10 of 24 runs in its single boot's
+  // per boot). 20261201T224018Z ran 10 of 24 runs in its single boot's
   // 1,700 s (--timeout 1700): about 160 s a run of 2 s under icount, where the
   // default budget assumed durationS * 3 + 90 = 96 s.
   const blocks = [...new Set(plan.map((r) => r.block))].sort((a, b) => a - b);
