@@ -14,7 +14,7 @@ export const LAYERS: string[][] = [
   ["parse"],
   ["collect", "debian", "kernel", "micro", "postgres", "published", "vm"],
   ["record"],
-  ["analysis", "bench", "prepare", "study"],
+  ["analysis", "bench", "bundle", "prepare", "study"],
   ["claims", "evidence", "plot", "report"],
   ["cli", "testing"],
 ];
@@ -38,6 +38,9 @@ export const ALLOWED: Record<string, string> = {
   "src/vm/trace.ts -> record": "the traced run writes its record: an experiment (studies/slice-trace.json) in the platform folder",
   "src/vm/trace.ts -> bench": "the traced run uses bench protocols: an experiment in the platform folder",
   "src/vm/trace-plot.ts -> plot": "draws the trace figures: presentation code in the platform folder, belongs in src/plot/ or src/report/",
+  "src/postgres/clear-cost.ts -> bench": "kitInfo through the src/bench/provenance.ts re-export: the clear-cost measurement is an experiment, belongs in src/study/drivers/ with hook-cost",
+  "src/vm/mechanism-files.ts -> analysis": "the mechanism record's files (rows, cells, predictions, answer): the mechanism experiment's writer in the platform folder, to move with src/vm/mechanism*.ts into the study drivers",
+  "src/vm/mechanism-files.ts -> bench": "kitInfo/hostInfo for the mechanism record's provenance, through the src/bench/provenance.ts re-export; moves with the writer",
   "src/collect/cost.ts -> record": "the collector-cost worker records kitInfo/hostInfo: an experiment's worker in the collector folder (spawned as dist/src/collect/cost.js by tests and mutants)",
   "src/analysis/mechanism-plot.ts -> plot": "draws notebook 07's figures: presentation code in the analysis folder",
   "src/study/analyze.ts -> report": "renders the analysis page with report/page: presentation called from the study layer",
