@@ -80,12 +80,12 @@ test("bench run with the patched server: every workload records slice_extension 
       assert.ok(w.sliceExtension, `${w.workload}: no sliceExtension record`);
       assert.equal(w.sliceExtension.setting, "all");
       assert.match(w.sliceExtension.status, expected.status, w.sliceExtension.status);
-      // patch v2's pg_stat_get_slice_extension() columns, read through the same k=v text
+      // patch v3's pg_stat_get_slice_extension() columns (v2's granted_expired is v3's granted_seen_ended), read through the same k=v text
       const d = w.sliceExtension.countersDelta;
-      assert.ok("granted_yielded" in d && "acquires_lwlock" in d, JSON.stringify(d));
+      assert.ok("granted_yielded" in d && "granted_seen_ended" in d && "acquires_lwlock" in d, JSON.stringify(d));
       if (!expected.grantsMayBeNonzero) {
         assert.equal(d.granted_yielded, 0);
-        assert.equal(d.granted_expired, 0);
+        assert.equal(d.granted_seen_ended, 0);
         assert.equal(d.acquires_lwlock, 0, "the hooks never engaged");
       } else {
         assert.ok(d.acquires_lwlock! > 0, `${w.workload}: the enabled patch counted acquires: ${JSON.stringify(d)}`);

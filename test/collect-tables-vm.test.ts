@@ -1,5 +1,5 @@
 // Tidy tables of the VM views of notebook 06 (src/collect/tables.ts): lock_stat top classes from
-// the kernel documentation's capture, and the collected VM series committed under data/runs/vm-lockstat-*.
+// the kernel documentation's capture, and the collected VM series committed under data/runs/sangappa-2024-locktable/20261130T075623Z.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
@@ -51,7 +51,7 @@ function pgRequestsAndGrants(r: RseqSliceRow): { requests: number | null; grants
 
 const vmSeries = collectedVmSeriesDirs(join(root, "data/runs"));
 
-test("collected VM series: rseq-stats rows per run and workload, extension off requests nothing", { skip: vmSeries.length === 0 ? "no data/runs/vm-lockstat-*/BOOT/series committed" : false }, () => {
+test("collected VM series: rseq-stats rows per run and workload, extension off requests nothing", { skip: vmSeries.length === 0 ? "no data/runs/sangappa-2024-locktable/20261130T075623Z/ (a folder per boot, each with its series) committed" : false }, () => {
   for (const dir of vmSeries) {
     const rows = rseqSliceRows(dir);
     assert.ok(rows.length > 0, `${dir}: no rseq-stats output`);

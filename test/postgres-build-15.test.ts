@@ -49,7 +49,7 @@ test("a 15 cluster with slice_extension = all: status with the errno, counters a
     if (auxvFeatureSize() >= 33) assert.match(status, /^enabled/);
     else assert.match(status, /^unavailable: the kernel has no rseq time slice extension \(prctl\(PR_RSEQ_SLICE_EXTENSION_GET\) failed: EINVAL \(errno 22\)/);
     const row = JSON.parse(await c.query("SELECT row_to_json(s)::text FROM pg_stat_get_slice_extension() s")) as Record<string, unknown>;
-    for (const k of ["acquires_spinlock", "acquires_buffer_header", "acquires_wait_list", "acquires_lwlock", "holds_lwlock", "rearmed", "granted_yielded", "granted_expired", "dropped_without_grant"]) {
+    for (const k of ["acquires_spinlock", "acquires_buffer_header", "acquires_wait_list", "acquires_lwlock", "holds_lwlock", "rearmed", "granted_yielded", "granted_seen_ended", "cleared_without_grant_seen", "clear_yields", "holds_reset"]) {
       assert.equal(typeof row[k], "number", `${k} in ${JSON.stringify(row)}`);
     }
     await c.query("SELECT pg_stat_reset_slice_extension()");

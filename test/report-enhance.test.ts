@@ -35,7 +35,7 @@ test("enhanceHtml folds code after its output, drops stray outputs, keeps printe
 test("enhanceHtml links data/ paths that exist (relative to the page), reports those that do not, links ledger ids, URLs and Message-IDs", () => {
   const root = repoRoot();
   const html =
-    "<p>See data/runs/mechanism-2026/, data/published/rostedt-2023/reported-summary.raw.txt:1 and data/runs/vm-micro-* but not data/runs/no-such-record-xyz.</p>" +
+    "<p>See data/runs/mechanism-2026/, data/published/rostedt-2023/reported-summary.raw.txt:1 and data/runs/vm-micro/20261130T02* but not data/runs/no-such-record-xyz.</p>" +
     "<p>Run <code>slicelab bench run x --out data/runs/x-…</code>.</p>" +
     "<p>Verdict of rostedt-2023/smaller-std-dev; post &lt;20260403191942.21410-1-dipiets@amazon.it&gt; at https://lwn.net/Articles/1/.</p>" +
     '<p><a href="mailto:20260403191942.21410-1-dipiets@amazon.it">x</a></p>' +
@@ -43,7 +43,7 @@ test("enhanceHtml links data/ paths that exist (relative to the page), reports t
   const e = enhanceHtml(html, { repoRoot: root, pageDir: join(root, "reports", "notebooks"), claimIds: new Set(["rostedt-2023/smaller-std-dev"]), indexHref: "../index.html" });
   assert.ok(e.html.includes('<a href="../../data/runs/mechanism-2026" class="sl-path">data/runs/mechanism-2026/</a>'), e.html);
   assert.ok(e.html.includes('<a href="../../data/published/rostedt-2023/reported-summary.raw.txt" class="sl-path">data/published/rostedt-2023/reported-summary.raw.txt:1</a>'));
-  assert.ok(e.html.includes('<a href="../../data/runs" class="sl-path">data/runs/vm-micro-*</a>'), "a name pattern links to its directory");
+  assert.ok(e.html.includes('<a href="../../data/runs/vm-micro" class="sl-path">data/runs/vm-micro/20261130T02*</a>'), "a name pattern links to its directory");
   assert.deepEqual(e.missingPaths, ["data/runs/no-such-record-xyz"], "a path that is not in the clone is reported, not linked");
   assert.ok(!e.html.includes('href="../../data/runs/no-such'));
   assert.ok(!e.html.includes("data/runs/x-…</a>"), "a command's --out destination is not a mention");

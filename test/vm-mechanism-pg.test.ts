@@ -218,13 +218,16 @@ test("the diagnostic patch: a separate file, code only under #ifdef SLICELAB_DIA
 
 const PG_SRC = join(process.env.SLICELAB_CACHE ?? join(process.env.HOME ?? "/root", ".cache", "slicelab"), "postgres", "src", "postgresql-18_18.6-3");
 
-test("the diagnostic patch applies without fuzz on top of the v2 series", { skip: existsSync(join(PG_SRC, "src")) ? false : `no PostgreSQL 18 source at ${PG_SRC} (slicelab postgres fetch --version 18)` }, () => {
+test("the diagnostic patch applies without fuzz on top of the series the kit builds (v3)", { skip: existsSync(join(PG_SRC, "src")) ? false : `no PostgreSQL 18 source at ${PG_SRC} (slicelab postgres fetch --version 18)` }, () => {
   const tree = mkdtempSync(join(tmpdir(), "diag-apply-"));
   cpSync(join(PG_SRC, "src", "include", "storage"), join(tree, "src", "include", "storage"), { recursive: true });
   mkdirSync(join(tree, "src", "backend", "storage"), { recursive: true });
   cpSync(join(PG_SRC, "src", "backend", "storage"), join(tree, "src", "backend", "storage"), { recursive: true });
   cpSync(join(PG_SRC, "src", "backend", "utils"), join(tree, "src", "backend", "utils"), { recursive: true });
   cpSync(join(PG_SRC, "src", "include", "catalog"), join(tree, "src", "include", "catalog"), { recursive: true });
+  // v3 also documents the setting and grants its functions in the catalog's SQL
+  cpSync(join(PG_SRC, "src", "backend", "catalog"), join(tree, "src", "backend", "catalog"), { recursive: true });
+  cpSync(join(PG_SRC, "doc", "src", "sgml"), join(tree, "doc", "src", "sgml"), { recursive: true });
   for (const p of [...patchFiles("18"), ...diagPatchFiles("18")]) {
     const r = spawnSync("patch", ["-p1", "--batch", "--forward", "--fuzz=0", "-i", p], { cwd: tree, encoding: "utf8" });
     assert.equal(r.status, 0, `${p}: ${r.stdout}${r.stderr}`);

@@ -58,6 +58,6 @@ export function probeFindings(o: {
     `- The kernel booted under **${o.accel.toUpperCase()}** (${o.accelReason}) and reached the command ${o.bootToCommandS} s after QEMU started${o.accel.startsWith("tcg") ? " (emulated; not a performance figure)" : ""}.`,
     `- Inside, the extension was ${on.sliceExtensionUsable ? "**usable**" : "**not usable**"} (prctl SET ${on.prctlSet}, GET ${on.prctlGetAfter}) with the probe's own ${on.rseqRegistration} rseq area; with \`rseq_slice_ext=0\` SET returned ${off.prctlSet}.`,
     `- Under oversubscription the kernel granted **${delta.sgrant ?? 0}** extensions (rseq/stats sgrant) for ${spin?.requests ?? 0} requests; ${delta.srevok ?? "?"} were revoked, ${delta.syield ?? "?"} ended with rseq_slice_yield, ${delta.sabort ?? "?"} with another syscall, ${delta.sexpir ?? "?"} expired. ` +
-      "These counts show the mechanism working, not its benefit: that needs the A/B runs (`slicelab vm micro`, data/runs/vm-micro-*), and under TCG even those are functional only.",
+      "These counts show the mechanism working, not its benefit: that needs the A/B runs (`slicelab vm micro`, data/runs/vm-micro/), and under TCG even those are functional only.",
   ];
 }
