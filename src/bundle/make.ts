@@ -8,16 +8,17 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { buildMicro } from "../micro/driver.js";
+import { compileCached, type CompiledProgram } from "../micro/compile.js";
 import { defaultShape, guestMechanismScript, planRuns, type ExtLevel, type MicroShape, type PageLevel, type PreemptMode } from "../vm/mechanism.js";
 import { probeSource } from "../vm/probe.js";
 import { kitInfo } from "../bench/provenance.js";
 import { loadStudy, type Study } from "../study/study.js";
 import { UserError } from "../util/errors.js";
-import { cacheDir, repoRoot } from "../util/paths.js";
+import { repoRoot } from "../util/paths.js";
 import { utcStamp } from "../record/format.js";
 import { BUNDLE_FORMAT, type BundleManifest, type BundlePlan, type PlanFile } from "./format.js";
 import { runScript } from "./run-sh.js";
@@ -28,24 +29,8 @@ export const BUNDLE_MAX_BYTES = 64 * 1024 * 1024;
 const sha256 = (b: Buffer | string) => createHash("sha256").update(b).digest("hex");
 
 /** The slice probe, linked statically (the bundle's machine may have another C library), once per source hash. */
-export function buildStaticProbe(): { path: string; sourceSha256: string; static: boolean } {
-  const src = probeSource();
-  const sha = sha256(readFileSync(src));
-  const dir = join(cacheDir(), "bundle");
-  mkdirSync(dir, { recursive: true });
-  const bin = join(dir, `slice-probe-static-${sha.slice(0, 12)}`);
-  if (!existsSync(bin)) {
-    const tmp = `${bin}.tmp-${process.pid}`;
-    try {
-      execFileSync("cc", ["-O2", "-Wall", "-pthread", "-static", "-o", tmp, src], { stdio: ["ignore", "ignore", "pipe"] });
-    } catch (e) {
-      const err = e as { code?: string; stderr?: Buffer };
-      if (err.code === "ENOENT") throw new UserError("cc not found: install the Debian package build-essential");
-      throw new UserError(`compiling ${src} statically failed (libc6-dev's static libraries are needed):\n${err.stderr?.toString() ?? String(e)}`);
-    }
-    renameSync(tmp, bin);
-  }
-  return { path: bin, sourceSha256: sha, static: true };
+export function buildStaticProbe(): Promise<CompiledProgram> {
+  return compileCached(probeSource(), { dir: "bundle", name: "slice-probe-static", flags: ["-pthread"], requireStatic: "a bundle must run on another C library" });
 }
 
 export interface BundleOptions {
@@ -113,7 +98,7 @@ export async function makeBundle(o: BundleOptions): Promise<{ path: string; byte
   const d = bundleDesign(study, o);
   const micro = await buildMicro();
   if (!micro.static) throw new UserError(`${micro.path}: the micro-benchmark could not be linked statically (install libc6-dev): a bundle must run on another C library`);
-  const probe = buildStaticProbe();
+  const probe = await buildStaticProbe();
   const plans = bundlePlans(d);
   const stamp = utcStamp();
   const name = `slicelab-${study.name}-${stamp}`;

@@ -4,17 +4,13 @@
  * and types its JSON, and adds the kernel's rseq/stats deltas when debugfs is
  * readable (root on a kernel with CONFIG_RSEQ_STATS).
  */
-import { execFile, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { diffRseqStats, parseRseqStats, type RseqStatsDiff } from "../parse/rseq-stats.js";
 import { ParseError, UserError } from "../util/errors.js";
-import { writeFileAtomic } from "../util/fs.js";
-import { cacheDir, repoRoot } from "../util/paths.js";
-
-const run = promisify(execFile);
+import { repoRoot } from "../util/paths.js";
+import { compileCached, type CompiledProgram } from "./compile.js";
 
 /**
  * on: request extensions (needs the kernel feature); simulate: the same loads and
@@ -132,33 +128,8 @@ export function microSourcePath(): string {
 }
 
 /** Compiles lhp.c (static when the C library allows it) into the cache; returns the binary. */
-export async function buildMicro(): Promise<{ path: string; sourceSha256: string; static: boolean }> {
-  const src = microSourcePath();
-  const sha = createHash("sha256").update(readFileSync(src)).digest("hex");
-  const dir = join(cacheDir(), "micro");
-  mkdirSync(dir, { recursive: true });
-  const bin = join(dir, `lhp-${sha.slice(0, 12)}`);
-  const marker = `${bin}.json`;
-  if (existsSync(bin) && existsSync(marker)) {
-    return { path: bin, sourceSha256: sha, static: (JSON.parse(readFileSync(marker, "utf8")) as { static: boolean }).static };
-  }
-  const tmp = `${bin}.tmp-${process.pid}`;
-  let isStatic = true;
-  try {
-    await run("cc", ["-O2", "-Wall", "-pthread", "-static", "-o", tmp, src]);
-  } catch {
-    isStatic = false;
-    try {
-      await run("cc", ["-O2", "-Wall", "-pthread", "-o", tmp, src]);
-    } catch (err) {
-      const e = err as { code?: string; stderr?: string };
-      if (e.code === "ENOENT") throw new UserError("cc not found: install the Debian package build-essential");
-      throw new UserError(`compiling ${src} failed:\n${e.stderr ?? String(err)}`);
-    }
-  }
-  await run("mv", [tmp, bin]);
-  writeFileAtomic(marker, `${JSON.stringify({ static: isStatic, sourceSha256: sha })}\n`);
-  return { path: bin, sourceSha256: sha, static: isStatic };
+export async function buildMicro(): Promise<CompiledProgram> {
+  return compileCached(microSourcePath(), { dir: "micro", name: "lhp", flags: ["-pthread"] });
 }
 
 const RSEQ_STATS = "/sys/kernel/debug/rseq/stats";

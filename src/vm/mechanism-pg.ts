@@ -26,7 +26,7 @@
  * really got huge pages.
  */
 import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { parseHolderTrace, summariseHolderTrace, HOLD_LOG_HEADER, TRACE_SEPARATOR } from "../parse/holder-trace.js";
@@ -41,7 +41,8 @@ import { resolveSource } from "../postgres/source.js";
 import { ensurePgUser } from "../postgres/user.js";
 import { shQuote } from "./guest-init.js";
 import { activePreemptMode, firstDeschedClasses, sliceCounters, type ExtLevel, type PreemptMode } from "./mechanism.js";
-import { runVm, type Accel, type VmResult } from "./qemu.js";
+import { type Accel, type VmResult } from "./qemu.js";
+import { bootPerBlock } from "./block-boots.js";
 import { utcStamp } from "../record/format.js";
 
 export type HugeLevel = "off" | "on";
@@ -418,47 +419,20 @@ export async function runPgMechanismInVm(o: PgMechanismOptions): Promise<PgMecha
   // per boot). 20261201T224018Z ran 10 of 24 runs in its single boot's
   // 1,700 s (--timeout 1700): about 160 s a run of 2 s under icount, where the
   // default budget assumed durationS * 3 + 90 = 96 s.
-  const blocks = [...new Set(plan.map((r) => r.block))].sort((a, b) => a - b);
   const perRun = Math.round(180 + shape.durationS * 10);
-  const boots: VmResult[] = [];
-  const bootOf = new Map<string, { block: number; timedOut: boolean; timeoutS: number; error?: string }>();
-  for (const b of blocks) {
-    const runs = plan.filter((r) => r.block === b);
-    const timeoutS = o.timeoutS ?? Math.round(300 + runs.length * perRun);
-    const script = guestPgScript({ bin: o.bin, user: o.user, runs, shape, bufferKb: 32768, seed: join(rawDir, "seed", "data") });
-    let v: VmResult;
-    try {
-      v = await runVm({
-        kernel: o.kernel,
-        accel: o.accel ?? "tcg-icount",
-        cpus: 1,
-        memMiB: o.memMiB ?? 3072,
-        append: "no_timer_check",
-        timeoutS,
-        outDir: rawDir,
-        command: ["sh", "-c", script],
-        onConsole: o.onConsole,
-      });
-    } catch (err) {
-      // a boot that cannot start costs its own block only; its runs say why
-      for (const r of runs) bootOf.set(r.id, { block: b, timedOut: false, timeoutS, error: (err as Error).message });
-      continue;
-    }
-    // runVm refuses a shared directory that holds an exit status: keep each boot's under its block
-    if (existsSync(join(rawDir, "exit-status"))) renameSync(join(rawDir, "exit-status"), join(rawDir, `exit-status.block-${b}`));
-    boots.push(v);
-    for (const r of runs) bootOf.set(r.id, { block: b, timedOut: v.timedOut, timeoutS });
-  }
-  if (boots.length === 0) throw new UserError(`no boot of the ${blocks.length} blocks started: ${[...bootOf.values()][0]?.error ?? "unknown"}`);
-  const vm = { ...boots[0]!, timedOut: boots.some((v) => v.timedOut), totalS: boots.reduce((a, v) => a + v.totalS, 0), exitStatus: boots.find((v) => v.exitStatus !== 0)?.exitStatus ?? boots[0]!.exitStatus };
+  const { vm, notReached } = await bootPerBlock(plan, {
+    rawDir,
+    timeoutS: (runs) => o.timeoutS ?? Math.round(300 + runs.length * perRun),
+    script: (runs) => guestPgScript({ bin: o.bin, user: o.user, runs, shape, bufferKb: 32768, seed: join(rawDir, "seed", "data") }),
+    vm: { kernel: o.kernel, accel: o.accel ?? "tcg-icount", cpus: 1, memMiB: o.memMiB ?? 3072, append: "no_timer_check", onConsole: o.onConsole },
+  });
   const kernelRelease = (readIf(join(rawDir, "uname-r")) ?? "").trim() || (o.kernelRelease ?? "unknown");
   const rows: PgMechanismRow[] = [];
   const failed: { run: string; reason: string }[] = [];
   for (const r of plan) {
     const d = join(rawDir, "runs", r.id);
     if (!existsSync(join(d, "status"))) {
-      const b = bootOf.get(r.id);
-      failed.push({ run: r.id, reason: b?.error ? `not reached (the boot of block ${b.block} did not start: ${b.error})` : b?.timedOut ? `not reached (the boot of block ${b.block} timed out after ${b.timeoutS} s)` : "not reached (the guest ended before it)" });
+      failed.push({ run: r.id, reason: notReached(r.id) });
       continue;
     }
     try {

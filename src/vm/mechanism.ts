@@ -14,7 +14,7 @@
  * reduces each run to one row; raw files stay in the work directory.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { buildMicro, microArgs, parseMicroOutput, MICRO_ENV, type MicroOptions } from "../micro/driver.js";
@@ -25,7 +25,8 @@ import type { HolderDeschedCounts } from "../analysis/mechanism.js";
 import { UserError } from "../util/errors.js";
 import { workDir } from "../util/paths.js";
 import { shQuote } from "./guest-init.js";
-import { runVm, type Accel, type VmResult } from "./qemu.js";
+import { type Accel, type VmResult } from "./qemu.js";
+import { bootPerBlock } from "./block-boots.js";
 import { utcStamp } from "../record/format.js";
 
 /** "current": leave the mode as it is (host runs: the mode is read, never changed). */
@@ -520,46 +521,19 @@ export async function runMechanismInVm(o: MechanismOptions): Promise<MechanismRu
   // 20261201T215612Z: 21 runs of 0.5 s took 1,850 s of wall time under icount
   // (88 s each) against the old budget of 50 s a run (durationS * 40 + 30).
   const perRun = Math.round(90 + Math.max(...plan.map((r) => r.shape?.durationS ?? shape.durationS)) * 150 + (attribution ? 60 : 0));
-  const blocks = [...new Set(plan.map((r) => r.block))].sort((a, b) => a - b);
-  const boots: VmResult[] = [];
-  const bootOf = new Map<string, { block: number; timedOut: boolean; timeoutS: number; error?: string }>();
-  for (const b of blocks) {
-    const runs = plan.filter((r) => r.block === b);
-    const timeoutS = o.timeoutS ?? Math.round(180 + runs.length * perRun);
-    const script = guestMechanismScript({ lhp: micro.path, runs, shape, bufferKb: 16384, attribution });
-    let vm: VmResult;
-    try {
-      vm = await runVm({
-        kernel: o.kernel,
-        accel: o.accel ?? "tcg-icount",
-        cpus,
-        memMiB: o.memMiB ?? 2048,
-        append: "no_timer_check",
-        timeoutS,
-        outDir: rawDir,
-        command: ["sh", "-c", script],
-        onConsole: o.onConsole,
-      });
-    } catch (err) {
-      // a boot that cannot start costs its own block only; its runs say why
-      for (const r of runs) bootOf.set(r.id, { block: b, timedOut: false, timeoutS, error: (err as Error).message });
-      continue;
-    }
-    // runVm refuses a shared directory that holds an exit status: keep each boot's under its block
-    if (existsSync(join(rawDir, "exit-status"))) renameSync(join(rawDir, "exit-status"), join(rawDir, `exit-status.block-${b}`));
-    boots.push(vm);
-    for (const r of runs) bootOf.set(r.id, { block: b, timedOut: vm.timedOut, timeoutS });
-  }
-  if (boots.length === 0) throw new UserError(`no boot of the ${blocks.length} blocks started: ${[...bootOf.values()][0]?.error ?? "unknown"}`);
-  const vm = { ...boots[0]!, timedOut: boots.some((v) => v.timedOut), totalS: boots.reduce((a, v) => a + v.totalS, 0), exitStatus: boots.find((v) => v.exitStatus !== 0)?.exitStatus ?? boots[0]!.exitStatus };
+  const { vm, notReached } = await bootPerBlock(plan, {
+    rawDir,
+    timeoutS: (runs) => o.timeoutS ?? Math.round(180 + runs.length * perRun),
+    script: (runs) => guestMechanismScript({ lhp: micro.path, runs, shape, bufferKb: 16384, attribution }),
+    vm: { kernel: o.kernel, accel: o.accel ?? "tcg-icount", cpus, memMiB: o.memMiB ?? 2048, append: "no_timer_check", onConsole: o.onConsole },
+  });
   const kernelRelease = (readIf(join(rawDir, "uname-r")) ?? "").trim() || (o.kernelRelease ?? "unknown");
   const rows: MechanismRow[] = [];
   const failed: { run: string; reason: string }[] = [];
   for (const r of plan) {
     const d = join(rawDir, "runs", r.id);
     if (!existsSync(join(d, "status"))) {
-      const b = bootOf.get(r.id);
-      failed.push({ run: r.id, reason: b?.error ? `not reached (the boot of block ${b.block} did not start: ${b.error})` : b?.timedOut ? `not reached (the boot of block ${b.block} timed out after ${b.timeoutS} s)` : "not reached (the guest ended before it)" });
+      failed.push({ run: r.id, reason: notReached(r.id) });
       continue;
     }
     try {

@@ -8,14 +8,12 @@
  * not exercised, hung, error) and `overallVerdict` (the record: killed before the fix and
  * survives after, or not).
  */
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { execa } from "execa";
-import { ParseError, UserError } from "../util/errors.js";
-import { writeFileAtomic } from "../util/fs.js";
-import { cacheDir, repoRoot } from "../util/paths.js";
+import { ParseError } from "../util/errors.js";
+import { repoRoot } from "../util/paths.js";
 import { shQuote } from "./guest-init.js";
+import { compileCached, type CompiledProgram } from "../micro/compile.js";
 
 export const STALE_SERIES = "rseq-slice-stale-work";
 
@@ -28,28 +26,8 @@ export function reproducerSource(): string {
 }
 
 /** Compiles the reproducer (static when the C library allows; once per source hash). */
-export async function buildReproducer(): Promise<{ path: string; sourceSha256: string; static: boolean }> {
-  const src = reproducerSource();
-  const sha = createHash("sha256").update(readFileSync(src)).digest("hex");
-  const dir = join(cacheDir(), "micro");
-  mkdirSync(dir, { recursive: true });
-  const bin = join(dir, `rseq-stale-slice-${sha.slice(0, 12)}`);
-  const marker = `${bin}.json`;
-  if (existsSync(bin) && existsSync(marker)) {
-    return { path: bin, sourceSha256: sha, static: (JSON.parse(readFileSync(marker, "utf8")) as { static: boolean }).static };
-  }
-  const tmp = `${bin}.tmp-${process.pid}`;
-  let isStatic = true;
-  let r = await execa("cc", ["-O2", "-Wall", "-static", "-o", tmp, src], { reject: false, all: true });
-  if ((r as { code?: string }).code === "ENOENT") throw new UserError("cc not found: install the Debian package build-essential");
-  if (r.exitCode !== 0) {
-    isStatic = false;
-    r = await execa("cc", ["-O2", "-Wall", "-o", tmp, src], { reject: false, all: true });
-    if (r.exitCode !== 0) throw new UserError(`compiling ${src} failed:\n${r.all ?? ""}`);
-  }
-  await execa("mv", [tmp, bin]);
-  writeFileAtomic(marker, `${JSON.stringify({ static: isStatic, sourceSha256: sha })}\n`);
-  return { path: bin, sourceSha256: sha, static: isStatic };
+export async function buildReproducer(): Promise<CompiledProgram> {
+  return compileCached(reproducerSource(), { dir: "micro", name: "rseq-stale-slice" });
 }
 
 /** The reproducer's JSON line. */
