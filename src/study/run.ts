@@ -16,7 +16,7 @@ import { patchHash } from "../postgres/patch.js";
 import type { CollectorName } from "../collect/index.js";
 import { checkSums, readRecord, RECORD_FORMAT, unknown, utcStamp, writeRecord, writeSums, type Field, type RecordEnvelope } from "../record/format.js";
 import { cells, resolveExperimentParams, shrink, type Cell, type Factor, type Study } from "./study.js";
-import { driverSpec, type DriverPlan } from "./drivers/index.js";
+import { driverSpec, type DriverPlan, type DriverResult } from "./drivers/index.js";
 import type { Params } from "./params.js";
 import { analyzeStudyRecord, type StudyAnalysisResult } from "./analyze.js";
 import { kernelLevel, PREEMPT_FILE, readText, runChecks, sizeMiB, vmChecks, type Check } from "./checks.js";
@@ -319,6 +319,7 @@ export async function runStudy(o: RunOptions): Promise<RunOutcome> {
   }
   const hugeRestore = s.factors.some((f) => f.via === "setting:huge_pages" && f.levels.includes("on")) && s.requires.hugePages ? await timed(state.prepare, "huge pages", async () => reserveHugePages(p.params), o.log) : undefined;
   let complete = false;
+  let driverEnvelope: DriverResult["envelope"];
   const binDirs = new Set<string>();
   try {
     if (s.driver === "series") {
@@ -369,6 +370,7 @@ export async function runStudy(o: RunOptions): Promise<RunOutcome> {
       const impl = await spec.load();
       const r = await impl.run({ out, params: p.experiment.params, log: o.log });
       for (const b of r.binDirs) binDirs.add(b);
+      driverEnvelope = r.envelope;
       complete = true;
     } else {
       const out = join(dir, "out");
@@ -407,7 +409,7 @@ export async function runStudy(o: RunOptions): Promise<RunOutcome> {
     format: RECORD_FORMAT,
     study: s.name,
     title: `${s.title}${p.vm ? " (shrunk, in the kit's VM)" : ""}`,
-    environment: o.environment ?? { kind: "host", detail: `on ${host.hostname} (${release()})` },
+    environment: driverEnvelope?.environment ?? o.environment ?? { kind: "host", detail: `on ${host.hostname} (${release()})` },
     design: {
       kind: s.design.kind,
       runsPerCell: p.runsPerCell,
@@ -423,7 +425,12 @@ export async function runStudy(o: RunOptions): Promise<RunOutcome> {
     command: state.argv,
     kit: { commit: kit.commit ?? unknown("git rev-parse HEAD failed (not a git checkout?)"), dirty: kit.dirty ?? unknown("git status failed") },
     host: { hostname: host.hostname, cpuModel: host.cpuModel ?? unknown("no model name in /proc/cpuinfo"), cpus: host.cpus, memoryBytes: host.memoryBytes },
-    kernel: {
+    kernel: driverEnvelope ? {
+      release: driverEnvelope.kernelRelease,
+      configSha256: driverEnvelope.configSha256 ?? unknown("the guest's kernel config hash is not in the driver's provenance"),
+      preemptMode: driverEnvelope.preemptMode ?? preemptMode,
+      sliceExtension: driverEnvelope.sliceExtension ?? unknown("the guest's slice extension is in the driver's own files under out/"),
+    } : {
       release: k.release,
       configSha256: k.configSha256 ?? unknown("neither /boot/config-RELEASE nor /proc/config.gz is readable"),
       preemptMode,

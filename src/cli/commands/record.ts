@@ -9,11 +9,13 @@ import { deriveEnvelopes } from "../../record/convert.js";
 import { convertRecords } from "../../record/move.js";
 import { recordIndex, writeRecordIndex } from "../../record/index-md.js";
 import { studyNames } from "../../study/study.js";
+import { rederiveVmEnvelope } from "../../study/drivers/vm-envelope.js";
 
 const usage = `usage: slicelab record list [--runs DIR] [--json]
        slicelab record show DIR [--json]
        slicelab record convert [--runs DIR] [--write] [--json]
        slicelab record index [--runs DIR] (--write | --check)
+       slicelab record vm-envelope DIR…
 
 Records are the directories under data/runs/ (or --runs DIR): each holds
 record.json in the one format (src/record/format.ts) beside its raw files.
@@ -27,7 +29,9 @@ record.json in the one format (src/record/format.ts) beside its raw files.
            every citation of an old path (docs, notebooks, src, test, studies) and
            regenerate the index; re-running changes nothing. Without --write, prints the plan
   index    data/runs/README.md from every record and the places citing it
-           (REPRODUCE.md, README.md, notebooks); --check exits 1 when the file differs`;
+           (REPRODUCE.md, README.md, notebooks); --check exits 1 when the file differs
+  vm-envelope  a VM experiment's envelope (environment, kernel) made again from its out/provenance.json,
+           for study records written before drivers said where they ran`;
 
 function runsRoot(v: string | undefined): string {
   const root = resolve(v ?? join(repoRoot(), "data", "runs"));
@@ -123,4 +127,14 @@ async function index(argv: string[]): Promise<number> {
   return 1;
 }
 
-export const recordCommand: Command = withSubcommands("record", "the records under data/runs/: list, show, convert to the one format, index", usage, { list, show, convert, index });
+async function vmEnvelope(argv: string[]): Promise<number> {
+  const { positionals } = parseCommandArgs("record", argv, {});
+  if (positionals.length === 0) throw new UserError("record vm-envelope expects one or more record directories");
+  for (const d of positionals) {
+    const r = rederiveVmEnvelope(resolve(d));
+    process.stdout.write(`${d}: ${r.environment}; kernel ${r.kernel}\n`);
+  }
+  return 0;
+}
+
+export const recordCommand: Command = withSubcommands("record", "the records under data/runs/: list, show, convert to the one format, index, vm-envelope", usage, { list, show, convert, index, "vm-envelope": vmEnvelope });

@@ -1,6 +1,7 @@
 import { COLLECTOR_NAMES } from "../../collect/index.js";
 import { UserError } from "../../util/errors.js";
 import type { ParamSpec, Params } from "../params.js";
+import type { RecordEnvelope } from "../../record/format.js";
 
 /**
  * The kit's measurement experiments as study drivers (`"driver": "experiment"` in a study file):
@@ -21,6 +22,12 @@ export interface DriverContext {
 export interface DriverResult {
   /** PostgreSQL bin directories the experiment used (for the record's envelope). */
   binDirs: string[];
+  /**
+   * Where the experiment really ran, when not on this machine's kernel: a driver that boots the
+   * kit's VM says so (the VM, its accelerator, emulated timing) and names the guest's kernel, and
+   * the envelope takes these instead of the host's.
+   */
+  envelope?: { environment: RecordEnvelope["environment"]; kernelRelease: string; configSha256?: string; preemptMode?: string; sliceExtension?: string };
 }
 
 export interface DriverPlan {

@@ -12,6 +12,7 @@ import { writeMicroFiles } from "../../vm/mechanism-files.js";
 import type { Accel } from "../../vm/qemu.js";
 import { UserError } from "../../util/errors.js";
 import type { DriverContext, DriverResult } from "./index.js";
+import { mechanismEnvelope } from "./vm-envelope.js";
 
 /** The VM's console arrives in chunks of any size: log it a whole line at a time. */
 export function consoleLines(log: (line: string) => void): (chunk: string) => void {
@@ -59,5 +60,5 @@ export async function mechanismMicro(ctx: DriverContext): Promise<DriverResult> 
     design: { blocks: num("blocks"), seed: num("seed"), factors: { mode: r.levels.modes, pages: r.levels.pages, extension: r.levels.extensions } },
   }, { host: false, accel: String(p.accel), kernel, rec });
   ctx.log(`${r.rows.length} runs with a row, ${r.failed.length} without (${r.failed.map((f) => `${f.run}: ${f.reason}`).join("; ") || "none"})`);
-  return { binDirs: [] };
+  return { binDirs: [], envelope: mechanismEnvelope(ctx.out) };
 }

@@ -20,6 +20,7 @@ import { join } from "node:path";
 import { existsSync, readFileSync } from "node:fs";
 import { readRecord, writeRecord, writeSums } from "../../record/format.js";
 import type { DriverContext, DriverResult } from "./index.js";
+import { mechanismEnvelope } from "./vm-envelope.js";
 
 export async function mechanismSweep(ctx: DriverContext): Promise<DriverResult> {
   const p = ctx.params;
@@ -54,7 +55,7 @@ export async function mechanismSweep(ctx: DriverContext): Promise<DriverResult> 
   if (hz === null) ctx.log("the guest's CONFIG_HZ was not readable: model.json cannot use HZ (lazy escalation)");
   writeFileAtomic(join(ctx.out, "model.json"), `${JSON.stringify({ hz, cells: sweepCells(rows, { hz: hz ?? 1000 }) }, null, 2)}\n`);
   ctx.log(`${rows.length} runs with a row, ${r.failed.length} without`);
-  return { binDirs: [] };
+  return { binDirs: [], envelope: mechanismEnvelope(ctx.out) };
 }
 
 /** Recomputes DIR/out/model.json (a mechanism-model-sweep record) from its rows.json and the guest's HZ in provenance.json. */

@@ -36,6 +36,7 @@ import {
 } from "../../vm/rseq-stale.js";
 import { paramReader } from "../params.js";
 import type { DriverContext, DriverResult } from "./index.js";
+import { staleSliceEnvelope } from "./vm-envelope.js";
 
 const TIMING =
   "QEMU TCG: the guest CPU is emulated; counts (grants, revokes, kills) are evidence, times are not. Under tcg-icount guest time is counted in guest instructions; under plain tcg it follows the host's clock.";
@@ -147,7 +148,8 @@ export async function rseqStaleSlice(ctx: DriverContext): Promise<DriverResult> 
     )}\n`,
   );
   ctx.log(`${verdict.verdict}: ${verdict.reason}`);
-  return { binDirs: [] };
+  // in the guest (study run --vm) the runner's own envelope is the guest's; from the host the boots say where it ran
+  return { binDirs: [], ...(inGuest ? {} : { envelope: staleSliceEnvelope(ctx.out) }) };
 }
 
 /** Runs in one boot. */
