@@ -35,3 +35,14 @@ test("april2026Range: the closed form's extremes over the stated ranges", () => 
   assert.ok(Math.abs(r2.lazy.hi - 0.9 * 20 / 120) < 1e-12, "lazy's ceiling: φ times full's");
   assert.match(r2.sentence, /0\.00–0\.90 of its requests acting as full ones: 0 by the source reading/);
 });
+
+test("vmRecordLines and april2026FromRecords read the committed records", async (t) => {
+  const { vmRecordLines, april2026FromRecords } = await import("../src/analysis/mechanism-native.js");
+  const lines = vmRecordLines(join(repoRoot(), "data", "runs"));
+  if (lines.length === 0) return t.skip("no mechanism-micro VM record committed");
+  for (const l of lines) assert.match(l, /^`mechanism-micro\/\d{8}T\d{6}Z` \(\d+ vCPUs, (tcg-icount|tcg|kvm); guest idle /);
+  assert.ok(lines.some((l) => /\(2 vCPUs, tcg;/.test(l)), "the plain-TCG 2-vCPU record");
+  const a = april2026FromRecords(join(repoRoot(), "data", "runs"), 0.5);
+  assert.match(a, /^For the April 2026 setting the model gives a range/);
+  assert.match(a, /0\.00–0\.50 of its requests acting as full ones/);
+});

@@ -170,3 +170,32 @@ export function pgHoldsPerFault(runsRoot: string): { records: string[]; perRecor
   }
   return per.length ? { records: recs, perRecord: per, range: [Math.min(...per), Math.max(...per)] } : null;
 }
+
+/**
+ * The mechanism-micro study's VM records (the driver's out/ files), one line each: the vCPUs and
+ * accelerator, the guest's idle share of vCPU time over the runs, and the record's answer sentence
+ * (answer.txt, written by answerSentence). Emulated: each line says which accelerator.
+ */
+export function vmRecordLines(runsRoot: string, study = "mechanism-micro"): string[] {
+  return listRecords(runsRoot)
+    .filter((l) => l.record.study === study && existsSync(join(l.dir, "out", "rows.json")) && existsSync(join(l.dir, "out", "answer.txt")))
+    .map((l) => {
+      const prov = JSON.parse(readFileSync(join(l.dir, "out", "provenance.json"), "utf8")) as { vm: { cpus: number; accel: string } };
+      const rows = JSON.parse(readFileSync(join(l.dir, "out", "rows.json"), "utf8")) as { idlePct?: number | null }[];
+      const idle = rows.map((r) => r.idlePct).filter((x): x is number => typeof x === "number");
+      const idleText = idle.length ? `${Math.min(...idle).toFixed(0)}–${Math.max(...idle).toFixed(0)} %` : "not recorded";
+      return `\`${l.dir.split("/data/runs/")[1] ?? l.dir}\` (${prov.vm.cpus} vCPUs, ${prov.vm.accel}; guest idle ${idleText} of vCPU time): ${readFileSync(join(l.dir, "out", "answer.txt"), "utf8").trim()}`;
+    });
+}
+
+/** The April 2026 range from the records: f from the PostgreSQL records, d (p50–p99 medians) from the first real-time record, φ up to `fullShareHi`. */
+export function april2026FromRecords(runsRoot: string, fullShareHi: number | null): string {
+  const hpf = pgHoldsPerFault(runsRoot);
+  const nat = nativeRecords(runsRoot)[0];
+  const rows4 = nat ? nat.rows.filter((r) => r.pages === "4k") : [];
+  if (!hpf || !nat || rows4.length === 0) return "The April 2026 range needs a PostgreSQL mechanism record and a real-time record.";
+  const d50 = median(nums(rows4.map((r) => r.touchP50Ns)));
+  const d99 = median(nums(rows4.map((r) => r.touchP99Ns)));
+  const a = april2026Range({ holdsPerFault: hpf.range, faultNs: [d50, d99], fullShare: [0, Math.min(1, fullShareHi ?? 0)] });
+  return `${a.sentence} (f from ${hpf.records.map((r) => `\`${r}\``).join(", ")}; d from \`${nat.dir.split("/data/runs/")[1] ?? nat.dir}\`.)`;
+}
