@@ -1,23 +1,16 @@
 import type { Command } from "../command.js";
 import { numberOption, parseCommandArgs, printJson } from "../args.js";
 import { UserError } from "../../util/errors.js";
-import { writeFileAtomic } from "../../util/fs.js";
 import { repoRoot } from "../../util/paths.js";
 import { cachedKernel, defaultKernelImage } from "../../kernel/ensure.js";
 import { ACCELS, type Accel } from "../../vm/qemu.js";
-import { PAGE_LEVELS, runMechanismInVm, runMechanismOnHost, type ExtLevel, type MechanismRow, type PageLevel, type PreemptMode } from "../../vm/mechanism.js";
-import { answerSentence, summariseCells, type FactorialRow } from "../../analysis/mechanism.js";
-import { evaluatePredictions } from "../../analysis/mechanism-predictions.js";
-import { kitInfo, hostInfo, loadAverage } from "../../bench/provenance.js";
-import { writeMechanismEnvelope, type RunContext } from "../../vm/mechanism-record.js";
-import { runHead, writeAnalysis, writeMicroRecord, writeRunFiles } from "../../vm/mechanism-files.js";
-export { rowsCsv, writeAnalysis, writeMicroRecord } from "../../vm/mechanism-files.js";
-import type { MechanismRun } from "../../vm/mechanism.js";
-import type { PgMechanismRun } from "../../vm/mechanism-pg.js";
-import type { BuildRecord as KernelBuildRecord } from "../../kernel/build.js";
+import { PAGE_LEVELS, runMechanismInVm, runMechanismOnHost, type ExtLevel, type MechanismRow, type PageLevel, type PreemptMode } from "../../drivers/mechanism/index.js";
+import { loadAverage } from "../../bench/provenance.js";
+import { writeMechanismEnvelope } from "../../drivers/mechanism/envelope.js";
+import { writeAnalysis, writeMicroRecord, writePgAnalysis, writePgRecord } from "../../study/drivers/mechanism-files.js";
+export { rowsCsv, writeAnalysis, writeMicroRecord, writePgAnalysis, writePgRecord } from "../../study/drivers/mechanism-files.js";
 import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
-import { ensureDiagBin, runPgMechanismInVm, type HugeLevel, type PgMechanismRow } from "../../vm/mechanism-pg.js";
-import { pgAnswerSentence, summarisePgCells, type PgFactorialRow } from "../../analysis/mechanism-pg.js";
+import { ensureDiagBin, runPgMechanismInVm, type HugeLevel, type PgMechanismRow } from "../../drivers/mechanism-pg/run.js";
 import { join } from "node:path";
 import { utcStamp } from "../../record/format.js";
 
@@ -106,7 +99,7 @@ export const mechanismCommand: Command = {
       if (positionals.length !== 1) throw new UserError("usage: slicelab mechanism analyse DIR");
       const rows = readMechanismRows(positionals[0]!);
       if (rows.length > 0 && "hugePages" in (rows[0] as object)) {
-        const { answer } = writePgAnalysis(positionals[0]!, rows as unknown as PgMechanismRow[]);
+        const { answer } = writePgAnalysis(positionals[0]!, rows as readonly unknown[] as PgMechanismRow[]);
         writeMechanismEnvelope(positionals[0]!);
         if (values.json) printJson({ dir: positionals[0], rows: rows.length, answer });
         else process.stdout.write(`${answer}\n`);
@@ -187,54 +180,6 @@ export const mechanismCommand: Command = {
     return r.failed.length === 0 ? 0 : 1;
   },
 };
-
-const PG_CSV_FIELDS: (keyof PgMechanismRow)[] = [
-  "run", "block", "order", "seed", "mode", "modeActive", "kernelRelease", "accel", "hugePages", "hugePagesStatus", "hugePagesTaken", "hugePagesTotal",
-  "extension", "sliceExtensionStatus", "durationS", "holds", "faultedHolds", "faultsUnderLock", "preemptedHolds", "faultedPreemptedHolds", "grantedHolds",
-  "faultedGrantedHolds", "backendProcesses", "deschedHolds", "kernelFault", "kernelOther", "returnFault", "returnInterrupt", "returnSyscall", "voluntary",
-  "unclassified", "logLost", "lostEvents", "grants", "expired", "revoked", "yields", "tpsLoad", "tpsConnect", "transactionsLoad", "transactionsConnect",
-];
-
-export function pgRowsCsv(rows: readonly PgMechanismRow[]): string {
-  const cell = (v: unknown) => (v === null || v === undefined ? "" : /[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
-  return `${PG_CSV_FIELDS.join(",")}\n${rows.map((r) => PG_CSV_FIELDS.map((k) => cell(r[k])).join(",")).join("\n")}\n`;
-}
-
-/** Writes cells.json and answer.txt of a PostgreSQL record computed from its rows. */
-export function writePgAnalysis(dir: string, rows: readonly PgMechanismRow[]): { answer: string } {
-  const fr = rows as unknown as PgFactorialRow[];
-  const cells = summarisePgCells(fr);
-  writeFileAtomic(join(dir, "cells.json"), `${JSON.stringify(cells, null, 2)}\n`);
-  const answer = pgAnswerSentence(fr, cells);
-  writeFileAtomic(join(dir, "answer.txt"), `${answer}\n`);
-  return { answer };
-}
-
-
-/** Writes a PostgreSQL mechanism record into DIR (rows, provenance with the run's command, times and design, cells, answer), then record.json. */
-export function writePgRecord(
-  dir: string,
-  r: PgMechanismRun,
-  ctx: RunContext,
-  o: { accel: string; kernel: string; rec?: Pick<KernelBuildRecord, "version" | "bzImageSha256" | "configSha256">; bin: string; build: unknown },
-): { answer: string } {
-  writeRunFiles(dir, r.rows, pgRowsCsv(r.rows), {
-    what: "mechanism factorial (issue 14) on PostgreSQL 18, diag build: faults and involuntary switches inside spin-style lock holds (getrusage), preempted holders classified from sched_switch kernel stacks",
-    evidence: o.accel === "kvm" ? "KVM guest" : "TCG functional evidence: counts; times and tps are emulated, and the diag build's two getrusage calls per hold slow the server",
-    ...runHead(ctx, r, o),
-    postgres: { bin: o.bin, build: o.build },
-    guest: r.guest,
-    shape: r.shape,
-    plan: r.plan,
-    failed: r.failed,
-    rawDir: r.rawDir,
-    kit: kitInfo(),
-    host: hostInfo(),
-  });
-  const res = writePgAnalysis(dir, r.rows);
-  writeMechanismEnvelope(dir);
-  return res;
-}
 
 async function runPg(values: Record<string, string | boolean | undefined>, command: string[]): Promise<number> {
   const str = (k: string) => values[k] as string | undefined;

@@ -7,8 +7,8 @@
  */
 import { cachedKernel, defaultKernelImage } from "../../kernel/ensure.js";
 import { loadAverage } from "../../bench/provenance.js";
-import { runMechanismInVm, type ExtLevel, type PageLevel, type PreemptMode } from "../../vm/mechanism.js";
-import { writeMicroFiles } from "../../vm/mechanism-files.js";
+import { runMechanismInVm, type ExtLevel, type PageLevel, type PreemptMode } from "../../drivers/mechanism/index.js";
+import { writeMicroFiles } from "./mechanism-files.js";
 import type { Accel } from "../../vm/qemu.js";
 import { UserError } from "../../util/errors.js";
 import type { DriverContext, DriverResult } from "./index.js";

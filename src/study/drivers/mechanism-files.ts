@@ -2,39 +2,29 @@
  * The files of a micro mechanism record: rows.json and rows.csv (one row per run, the CSV's columns
  * from one list), provenance.json (the command, times, loads, design, VM and kernel), and what the
  * analysis makes of the rows (cells.json, predictions.json, answer.txt). `mechanism run`, the
- * mechanism-micro study driver and `slicelab import` write through here.
+ * mechanism-micro and mechanism-pg study drivers and `slicelab import` write through here (the
+ * PostgreSQL record's files too: rows, provenance, cells.json and answer.txt).
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomic } from "../util/fs.js";
-import { answerSentence, summariseCells, type FactorialRow } from "../analysis/mechanism.js";
-import { evaluatePredictions } from "../analysis/mechanism-predictions.js";
-import { kitInfo, hostInfo } from "../bench/provenance.js";
-import { writeMechanismEnvelope, type RunContext } from "./mechanism-record.js";
-import type { MechanismRow, MechanismRun } from "./mechanism.js";
-import type { BuildRecord as KernelBuildRecord } from "../kernel/build.js";
+import { writeFileAtomic } from "../../util/fs.js";
+import { answerSentence, summariseCells } from "../../analysis/mechanism.js";
+import { pgAnswerSentence, summarisePgCells } from "../../analysis/mechanism-pg.js";
+import { evaluatePredictions } from "../../analysis/mechanism-predictions.js";
+import { kitInfo, hostInfo } from "../../record/provenance.js";
+import { rowsCsv, writeMechanismEnvelope, type MechanismRow, type MechanismRun, type RunContext } from "../../drivers/mechanism/index.js";
+import { pgRowsCsv, type PgMechanismRow, type PgMechanismRun } from "../../drivers/mechanism-pg/run.js";
+import type { BuildRecord as KernelBuildRecord } from "../../kernel/build.js";
 
-export const CSV_FIELDS: (keyof MechanismRow)[] = [
-  "run", "block", "order", "seed", "mode", "modeActive", "kernelRelease", "accel", "pages", "hugeKiBMapped", "extension", "durationS",
-  "holds", "holdsLogged", "logLost", "deschedHolds", "kernelFault", "kernelOther", "returnFault", "returnInterrupt", "returnSyscall",
-  "voluntary", "unclassified", "covered", "grants", "expired", "revoked", "yields", "grantsInDeschedHolds", "faultsUnderLock",
-  "freshPagesTouched", "regionExhausted", "throughputPerS", "hogWorkPerS", "holdP99Ns", "touchCount", "touchP50Ns", "touchP99Ns", "touchMaxNs",
-  "touchMeanNs", "touchedHoldMeanNs", "touchedWorkMeanNs", "untouchedHoldMeanNs", "touchedHoldP50Ns", "untouchedHoldP50Ns", "waitP99Ns", "waitP999Ns", "dropped", "rearmed",
-  "lostEvents", "switchesWithoutStack", "preemptMarkDisagree",
-];
-
-export function rowsCsv(rows: readonly MechanismRow[]): string {
-  const cell = (v: unknown) => (v === null || v === undefined ? "" : String(v));
-  return `${CSV_FIELDS.join(",")}\n${rows.map((r) => CSV_FIELDS.map((k) => cell(r[k])).join(",")).join("\n")}\n`;
-}
+export { CSV_FIELDS, rowsCsv } from "../../drivers/mechanism/index.js";
+export { pgRowsCsv } from "../../drivers/mechanism-pg/run.js";
 
 /** Writes cells, predictions and the answer computed from the rows into DIR. */
 export function writeAnalysis(dir: string, rows: readonly MechanismRow[], o: { where?: string } = {}): { answer: string } {
-  const fr = rows as unknown as FactorialRow[];
-  const cells = summariseCells(fr);
+  const cells = summariseCells(rows);
   writeFileAtomic(join(dir, "cells.json"), `${JSON.stringify(cells, null, 2)}\n`);
-  writeFileAtomic(join(dir, "predictions.json"), `${JSON.stringify(evaluatePredictions(fr), null, 2)}\n`);
-  const answer = answerSentence(fr, cells, o);
+  writeFileAtomic(join(dir, "predictions.json"), `${JSON.stringify(evaluatePredictions(rows), null, 2)}\n`);
+  const answer = answerSentence(rows, cells, o);
   writeFileAtomic(join(dir, "answer.txt"), `${answer}\n`);
   return { answer };
 }
@@ -104,3 +94,42 @@ export function writeMicroFiles(
   return writeAnalysis(dir, r.rows);
 }
 
+
+/** Writes cells.json and answer.txt of a PostgreSQL record computed from its rows. */
+export function writePgAnalysis(dir: string, rows: readonly PgMechanismRow[]): { answer: string } {
+  const cells = summarisePgCells(rows);
+  writeFileAtomic(join(dir, "cells.json"), `${JSON.stringify(cells, null, 2)}\n`);
+  const answer = pgAnswerSentence(rows, cells);
+  writeFileAtomic(join(dir, "answer.txt"), `${answer}\n`);
+  return { answer };
+}
+
+/** The PostgreSQL record's files without the envelope: rows, provenance (the run's command, times and design), cells, answer. */
+export function writePgFiles(
+  dir: string,
+  r: PgMechanismRun,
+  ctx: RunContext,
+  o: { accel: string; kernel: string; rec?: Pick<KernelBuildRecord, "version" | "bzImageSha256" | "configSha256">; bin: string; build: unknown },
+): { answer: string } {
+  writeRunFiles(dir, r.rows, pgRowsCsv(r.rows), {
+    what: "mechanism factorial (issue 14) on PostgreSQL 18, diag build: faults and involuntary switches inside spin-style lock holds (getrusage), preempted holders classified from sched_switch kernel stacks",
+    evidence: o.accel === "kvm" ? "KVM guest" : "TCG functional evidence: counts; times and tps are emulated, and the diag build's two getrusage calls per hold slow the server",
+    ...runHead(ctx, r, o),
+    postgres: { bin: o.bin, build: o.build },
+    guest: r.guest,
+    shape: r.shape,
+    plan: r.plan,
+    failed: r.failed,
+    rawDir: r.rawDir,
+    kit: kitInfo(),
+    host: hostInfo(),
+  });
+  return writePgAnalysis(dir, r.rows);
+}
+
+/** Writes a PostgreSQL mechanism record into DIR, then record.json. */
+export function writePgRecord(dir: string, r: PgMechanismRun, ctx: RunContext, o: Parameters<typeof writePgFiles>[3]): { answer: string } {
+  const res = writePgFiles(dir, r, ctx, o);
+  writeMechanismEnvelope(dir);
+  return res;
+}
