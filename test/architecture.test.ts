@@ -42,7 +42,6 @@ export const ALLOWED: Record<string, string> = {
 };
 
 export const WRITES_ALLOWED: Record<string, string> = {
-  "src/cli/commands/mechanism.ts": "writes rows.json, rows.csv, provenance.json, cells.json, answer.txt itself (issue 24: to move into the mechanism study driver; src/cli/commands/mechanism.ts is other work's)",
   "src/cli/commands/parse.ts": "--output FILE: the user's own output file of a parse, not a record",
 };
 

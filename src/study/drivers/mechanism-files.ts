@@ -5,7 +5,9 @@
  * mechanism-micro and mechanism-pg study drivers and `slicelab import` write through here (the
  * PostgreSQL record's files too: rows, provenance, cells.json and answer.txt).
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { UserError } from "../../util/errors.js";
+import { readJson } from "../../util/json.js";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../util/fs.js";
 import { answerSentence, summariseCells } from "../../analysis/mechanism.js";
@@ -132,4 +134,23 @@ export function writePgRecord(dir: string, r: PgMechanismRun, ctx: RunContext, o
   const res = writePgFiles(dir, r, ctx, o);
   writeMechanismEnvelope(dir);
   return res;
+}
+
+/**
+ * `slicelab mechanism analyse DIR`: cells, predictions (micro) and the answer again from the rows of
+ * a mechanism record, micro or PostgreSQL. A study record (mechanism-micro, mechanism-pg: the rows in
+ * DIR/out/) is analysed in out/ (its record.json is the study runner's: `study analyze DIR`); an
+ * older record (rows.json in DIR) gets its record.json rewritten from its provenance.json.
+ */
+export function analyseMechanismRecord(dir: string): { dir: string; rows: number; answer: string } {
+  const study = existsSync(join(dir, "out", "rows.json"));
+  const files = study ? join(dir, "out") : dir;
+  const p = join(files, "rows.json");
+  if (!existsSync(p)) throw new UserError(`${p}: no such file (expected a record written by \`slicelab mechanism run\` or \`slicelab study run mechanism-micro\`/\`mechanism-pg\`)`);
+  const rows = readJson(p) as unknown;
+  if (!Array.isArray(rows)) throw new UserError(`${p}: expected an array of rows`);
+  const pg = rows.length > 0 && typeof rows[0] === "object" && rows[0] !== null && "hugePages" in rows[0];
+  const { answer } = pg ? writePgAnalysis(files, rows as PgMechanismRow[]) : writeAnalysis(files, rows as MechanismRow[]);
+  if (!study) writeMechanismEnvelope(dir);
+  return { dir, rows: rows.length, answer };
 }
