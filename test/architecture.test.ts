@@ -27,17 +27,12 @@ export const LAYERS: string[][] = [
  * FILE -> FOLDER.
  */
 export const ALLOWED: Record<string, string> = {
-  "src/postgres/check.ts -> record": "re-exports utcStamp from the record layer for its callers; import src/util/stamp.ts instead (src/postgres/ is other work's)",
   "src/postgres/check-vm.ts -> record": "make check in the VM writes a record: an experiment in the platform folder; belongs in src/study/drivers/",
   "src/postgres/check-vm.ts -> vm": "an experiment in the build layer (issue 24): make check inside the VM; belongs in src/study/drivers/",
   "src/postgres/check-vm.ts -> bench": "kitInfo/hostInfo through the src/bench/provenance.ts re-export; goes with the move to src/study/drivers/",
-  "src/postgres/hook-cost.ts -> bench": "kitInfo through the src/bench/provenance.ts re-export: hook cost is an experiment (studies/hook-cost.json), belongs in src/study/drivers/",
   "src/vm/trace.ts -> record": "the traced run writes its record: an experiment (studies/slice-trace.json) in the platform folder",
   "src/vm/trace.ts -> bench": "the traced run uses bench protocols: an experiment in the platform folder",
-  "src/vm/trace-plot.ts -> plot": "draws the trace figures: presentation code in the platform folder, belongs in src/plot/ or src/report/",
-  "src/postgres/clear-cost.ts -> bench": "kitInfo through the src/bench/provenance.ts re-export: the clear-cost measurement is an experiment, belongs in src/study/drivers/ with hook-cost",
   "src/collect/cost.ts -> record": "the collector-cost worker records kitInfo/hostInfo: an experiment's worker in the collector folder (spawned as dist/src/collect/cost.js by tests and mutants)",
-  "src/analysis/mechanism-plot.ts -> plot": "draws notebook 07's figures: presentation code in the analysis folder",
   "src/study/analyze.ts -> report": "renders the analysis page with report/page: presentation called from the study layer",
 };
 
