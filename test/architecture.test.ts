@@ -27,9 +27,8 @@ export const LAYERS: string[][] = [
  * FILE -> FOLDER.
  */
 export const ALLOWED: Record<string, string> = {
-  "src/postgres/check-vm.ts -> record": "make check in the VM writes a record: an experiment in the platform folder; belongs in src/study/drivers/",
-  "src/postgres/check-vm.ts -> vm": "an experiment in the build layer (issue 24): make check inside the VM; belongs in src/study/drivers/",
-  "src/postgres/check-vm.ts -> bench": "kitInfo/hostInfo through the src/bench/provenance.ts re-export; goes with the move to src/study/drivers/",
+  "src/postgres/check-vm.ts -> record": "make check in the VM writes a record (kitInfo, deriveRecord, writeRecord): an experiment in the platform folder; its move to src/drivers/ waits for src/postgres/v2-report.ts (which imports its VmCheckRecord type and is read by notebook 03 and src/evidence/figures.ts) to move up with it",
+  "src/postgres/check-vm.ts -> vm": "make check inside the kit's VM (runVm, the probe): postgres -> vm closes a cycle with src/vm/traced-pg.ts -> postgres; goes with the move above",
   "src/vm/trace.ts -> record": "the traced run writes its record: an experiment (studies/slice-trace.json) in the platform folder",
   "src/vm/trace.ts -> bench": "the traced run uses bench protocols: an experiment in the platform folder",
   "src/collect/cost.ts -> record": "the collector-cost worker records kitInfo/hostInfo: an experiment's worker in the collector folder (spawned as dist/src/collect/cost.js by tests and mutants)",
