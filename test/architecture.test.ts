@@ -31,7 +31,6 @@ export const ALLOWED: Record<string, string> = {
   "src/postgres/check-vm.ts -> vm": "make check inside the kit's VM (runVm, the probe): postgres -> vm closes a cycle with src/vm/traced-pg.ts -> postgres; goes with the move above",
   "src/vm/trace.ts -> record": "the traced run writes its record: an experiment (studies/slice-trace.json) in the platform folder",
   "src/vm/trace.ts -> bench": "the traced run uses bench protocols: an experiment in the platform folder",
-  "src/collect/cost.ts -> record": "the collector-cost worker records kitInfo/hostInfo: an experiment's worker in the collector folder (spawned as dist/src/collect/cost.js by tests and mutants)",
   "src/study/analyze.ts -> report": "renders the analysis page with report/page: presentation called from the study layer",
 };
 
