@@ -13,7 +13,7 @@ import { chromium, type Page } from "playwright-core";
 import { bootstrapPlot, ecdfPlot, ecdfTakeaway, eventsTimelinePlot, lockContentionPlot, perfSharesPlot, perfSharesTakeaway, runTimelinePlot, tpsRunsPlot } from "../src/plot/index.js";
 import { grantHistogramPlot } from "../src/plot/slice-trace.js";
 import { grantDurationRows } from "../src/vm/trace-report.js";
-import { readSliceTraceRun } from "../src/vm/trace.js";
+import { readSliceTraceRun } from "../src/study/drivers/slice-trace.js";
 import { loadLahr2001, loadLu2023, loadRostedt2023 } from "../src/published/index.js";
 import { parsePerfLockContention } from "../src/parse/perf-lock.js";
 import { loadMechanismGroups, pickMechanismGroups } from "../src/analysis/mechanism-records.js";

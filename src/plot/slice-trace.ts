@@ -1,5 +1,5 @@
 /**
- * Figure of a traced run (src/vm/trace.ts): the grant-duration histograms of the
+ * Figure of a traced run (src/study/drivers/slice-trace.ts): the grant-duration histograms of the
  * two methods, side by side on octave bins (log x axis), one facet row per
  * method. Input: the `histograms` list of SliceTraceAnalysis (outcome "all").
  */
