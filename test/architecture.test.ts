@@ -29,7 +29,6 @@ export const LAYERS: string[][] = [
 export const ALLOWED: Record<string, string> = {
   "src/postgres/check-vm.ts -> record": "make check in the VM writes a record (kitInfo, deriveRecord, writeRecord): an experiment in the platform folder; its move to src/drivers/ waits for src/postgres/v2-report.ts (which imports its VmCheckRecord type and is read by notebook 03 and src/evidence/figures.ts) to move up with it",
   "src/postgres/check-vm.ts -> vm": "make check inside the kit's VM (runVm, the probe): postgres -> vm closes a cycle with src/vm/traced-pg.ts -> postgres; goes with the move above",
-  "src/study/analyze.ts -> report": "renders the analysis page with report/page: presentation called from the study layer",
 };
 
 export const WRITES_ALLOWED: Record<string, string> = {
