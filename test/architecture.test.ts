@@ -14,6 +14,7 @@ export const LAYERS: string[][] = [
   ["parse"],
   ["collect", "debian", "kernel", "micro", "postgres", "published", "vm"],
   ["record"],
+  ["drivers"],
   ["analysis", "bench", "bundle", "prepare", "study"],
   ["claims", "evidence", "plot", "report"],
   ["cli", "testing"],
@@ -26,28 +27,11 @@ export const LAYERS: string[][] = [
  * FILE -> FOLDER.
  */
 export const ALLOWED: Record<string, string> = {
-  "src/postgres/check.ts -> record": "re-exports utcStamp from the record layer for its callers; import src/util/stamp.ts instead (src/postgres/ is other work's)",
-  "src/postgres/check-vm.ts -> record": "make check in the VM writes a record: an experiment in the platform folder; belongs in src/study/drivers/",
-  "src/postgres/check-vm.ts -> vm": "an experiment in the build layer (issue 24): make check inside the VM; belongs in src/study/drivers/",
-  "src/postgres/check-vm.ts -> bench": "kitInfo/hostInfo through the src/bench/provenance.ts re-export; goes with the move to src/study/drivers/",
-  "src/postgres/hook-cost.ts -> bench": "kitInfo through the src/bench/provenance.ts re-export: hook cost is an experiment (studies/hook-cost.json), belongs in src/study/drivers/",
-  "src/vm/mechanism.ts -> analysis": "the mechanism experiment in the platform folder (src/vm/mechanism*.ts is being made a study driver)",
-  "src/vm/mechanism.ts -> record": "the mechanism experiment writes records: an experiment in the platform folder",
-  "src/vm/mechanism-record.ts -> record": "writes the mechanism record.json: an experiment in the platform folder",
-  "src/vm/mechanism-pg.ts -> record": "the PostgreSQL mechanism variant writes records: an experiment in the platform folder",
-  "src/vm/trace.ts -> record": "the traced run writes its record: an experiment (studies/slice-trace.json) in the platform folder",
-  "src/vm/trace.ts -> bench": "the traced run uses bench protocols: an experiment in the platform folder",
-  "src/vm/trace-plot.ts -> plot": "draws the trace figures: presentation code in the platform folder, belongs in src/plot/ or src/report/",
-  "src/postgres/clear-cost.ts -> bench": "kitInfo through the src/bench/provenance.ts re-export: the clear-cost measurement is an experiment, belongs in src/study/drivers/ with hook-cost",
-  "src/vm/mechanism-files.ts -> analysis": "the mechanism record's files (rows, cells, predictions, answer): the mechanism experiment's writer in the platform folder, to move with src/vm/mechanism*.ts into the study drivers",
-  "src/vm/mechanism-files.ts -> bench": "kitInfo/hostInfo for the mechanism record's provenance, through the src/bench/provenance.ts re-export; moves with the writer",
-  "src/collect/cost.ts -> record": "the collector-cost worker records kitInfo/hostInfo: an experiment's worker in the collector folder (spawned as dist/src/collect/cost.js by tests and mutants)",
-  "src/analysis/mechanism-plot.ts -> plot": "draws notebook 07's figures: presentation code in the analysis folder",
-  "src/study/analyze.ts -> report": "renders the analysis page with report/page: presentation called from the study layer",
+  "src/postgres/check-vm.ts -> record": "make check in the VM writes a record (kitInfo, deriveRecord, writeRecord): an experiment in the platform folder; its move to src/drivers/ waits for src/postgres/v2-report.ts (which imports its VmCheckRecord type and is read by notebook 03 and src/evidence/figures.ts) to move up with it",
+  "src/postgres/check-vm.ts -> vm": "make check inside the kit's VM (runVm, the probe): postgres -> vm closes a cycle with src/vm/traced-pg.ts -> postgres; goes with the move above",
 };
 
 export const WRITES_ALLOWED: Record<string, string> = {
-  "src/cli/commands/mechanism.ts": "writes rows.json, rows.csv, provenance.json, cells.json, answer.txt itself (issue 24: to move into the mechanism study driver; src/cli/commands/mechanism.ts is other work's)",
   "src/cli/commands/parse.ts": "--output FILE: the user's own output file of a parse, not a record",
 };
 

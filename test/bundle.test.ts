@@ -14,7 +14,7 @@ import { runScript } from "../src/bundle/run-sh.js";
 import { machineSetting, statTotals } from "../src/bundle/machine.js";
 import { importResults } from "../src/bundle/import.js";
 import { readRecord } from "../src/record/format.js";
-import { defaultShape, guestMechanismScript, planRuns } from "../src/vm/mechanism.js";
+import { defaultShape, guestMechanismScript, planRuns } from "../src/drivers/mechanism/index.js";
 import { UserError } from "../src/util/errors.js";
 
 /** The tools a bare machine is promised to have: POSIX sh, coreutils, grep, sed, gzip, mount. */

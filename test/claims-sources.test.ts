@@ -170,7 +170,7 @@ test("Dipietro 2026: a fifth source, figures as the write-ups print them, with f
   // Issue 28 item 7: our PostgreSQL records did run huge_pages=on (20261201T224018Z + 20261201T231710Z, pooled
   // as notebook 07 pools them: 26 runs); faults per million spin-style holds under full, both arms, 95 % t:
   // 4626.8 with 4 KB pages → 49.6 with huge pages (REPRODUCE §8 prints the same two figures).
-  assert.deepEqual(h.reproduction.records.slice(0, 2), ["data/runs/mechanism-2026/20261201T224018Z", "data/runs/mechanism-2026/20261201T231710Z"]);
+  assert.deepEqual(h.reproduction.records.slice(0, 2), ["data/runs/mechanism-pg/20261201T224018Z", "data/runs/mechanism-pg/20261201T231710Z"]);
   close(v(h, "pgFaultsOffPerMillion_full"), 4626.8, 0.05, "full, 4 KB pages");
   close(v(h, "pgFaultsOnPerMillion_full"), 49.6, 0.05, "full, huge pages");
   close(v(h, "pgFaultsOnPerMillion_lazy"), 66.1, 0.05, "lazy, huge pages");

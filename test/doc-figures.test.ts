@@ -109,9 +109,9 @@ test("integers are checked in the integer passages: §3's three paragraphs and �
   assert.ok(!d["REPRODUCE.md"].includes("~150 spin-style holds"));
   const pooled = FIGURES.filter((e) => e.figure === "2,106–" || e.figure === "–11.2");
   assert.equal(pooled.length, 2);
-  for (const e of pooled) assert.deepEqual(e.alsoReads, ["data/runs/mechanism-2026/20261201T224018Z/rows.json", "data/runs/mechanism-2026/20261201T231710Z/rows.json"]);
+  for (const e of pooled) assert.deepEqual(e.alsoReads, ["data/runs/mechanism-pg/20261201T224018Z/rows.json", "data/runs/mechanism-pg/20261201T231710Z/rows.json"]);
   const f4626 = FIGURES.find((e) => e.figure === "4626.8")!;
-  assert.deepEqual(f4626.alsoReads, ["data/runs/mechanism-2026/20261201T224018Z/rows.json", "data/runs/mechanism-2026/20261201T231710Z/rows.json"]);
+  assert.deepEqual(f4626.alsoReads, ["data/runs/mechanism-pg/20261201T224018Z/rows.json", "data/runs/mechanism-pg/20261201T231710Z/rows.json"]);
   // A pooled entry whose second record is missing fails.
   const missing = { ...f4626, alsoReads: [...f4626.alsoReads!, "data/runs/mechanism-2026/pg-nope/rows.json"] };
   assert.match(checkEntry(missing, d, root)[0]!, /the record data\/runs\/mechanism-2026\/pg-nope\/rows\.json it pools is not in the repository/);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { analyseSliceTrace, detectSliceTrace, durationSummary, histogram, octaveEdges, parseSliceTrace, sliceTraceFormat } from "../src/parse/slice-trace.js";
 import { diffRseqStats, parseRseqStats } from "../src/parse/rseq-stats.js";
-import { crossCheck, guestTraceScript } from "../src/vm/trace.js";
+import { crossCheck, guestTraceScript } from "../src/study/drivers/slice-trace.js";
 import { ParseError } from "../src/util/errors.js";
 import { repoRoot } from "../src/util/paths.js";
 

@@ -11,14 +11,14 @@ import { join } from "node:path";
 import * as aq from "arquero";
 import { chromium, type Page } from "playwright-core";
 import { bootstrapPlot, ecdfPlot, ecdfTakeaway, eventsTimelinePlot, lockContentionPlot, perfSharesPlot, perfSharesTakeaway, runTimelinePlot, tpsRunsPlot } from "../src/plot/index.js";
-import { grantHistogramPlot } from "../src/vm/trace-plot.js";
+import { grantHistogramPlot } from "../src/plot/slice-trace.js";
 import { grantDurationRows } from "../src/vm/trace-report.js";
-import { readSliceTraceRun } from "../src/vm/trace.js";
+import { readSliceTraceRun } from "../src/study/drivers/slice-trace.js";
 import { loadLahr2001, loadLu2023, loadRostedt2023 } from "../src/published/index.js";
 import { parsePerfLockContention } from "../src/parse/perf-lock.js";
 import { loadMechanismGroups, pickMechanismGroups } from "../src/analysis/mechanism-records.js";
 import { summariseCells, type FactorialRow } from "../src/analysis/mechanism.js";
-import { mechanismSharePlot, mechanismWherePlot } from "../src/analysis/mechanism-plot.js";
+import { mechanismSharePlot, mechanismWherePlot } from "../src/plot/mechanism.js";
 import { repoRoot } from "../src/util/paths.js";
 
 const CHROMIUM = "/usr/bin/chromium";

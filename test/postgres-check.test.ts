@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseRegressOutput, utcStamp } from "../src/postgres/check.js";
+import { parseRegressOutput } from "../src/postgres/check.js";
+import { utcStamp } from "../src/util/stamp.js";
 import { ParseError } from "../src/util/errors.js";
 import { repoRoot } from "../src/util/paths.js";
 

@@ -6,7 +6,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { analyseClearCost, measureClearCost, parseClearLine } from "../src/postgres/clear-cost.js";
+import { analyseClearCost, parseClearLine } from "../src/postgres/clear-cost.js";
+import { measureClearCost } from "../src/drivers/hook-cost/measure.js";
 import { v2PatchFile } from "../src/postgres/harness.js";
 import { patchFiles } from "../src/postgres/patch.js";
 import { fetchDebianSource } from "../src/postgres/source.js";

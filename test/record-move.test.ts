@@ -137,3 +137,38 @@ test("rewriteText: an old name that is also a study's name is rewritten only as 
   const only = new Set(["patch-cost-cpu"]);
   assert.equal(rewriteText('"name": "patch-cost-cpu", see data/runs/patch-cost-cpu/ and data\\/runs\\/patch-cost-cpu', pairs, only), '"name": "patch-cost-cpu", see data/runs/patch-cost/20261130T022242Z/ and data\\/runs\\/patch-cost\\/20261130T022242Z');
 });
+
+test("issue 24: PostgreSQL mechanism records go to study mechanism-pg, those moved before and those made later in the old layout; citations of both old places follow; a re-run changes nothing", () => {
+  const { repo, runs } = scratch();
+  const pgRows = JSON.stringify([{ run: "001", hugePages: "on", holds: 5 }]) + "\n";
+  const rec = (rel: string, study: string, extra: Partial<RecordEnvelope>, files: Record<string, string>) => {
+    mkdirSync(join(runs, rel), { recursive: true });
+    for (const [f, t] of Object.entries(files)) writeFileSync(join(runs, rel, f), t);
+    writeFileSync(join(runs, rel, "record.json"), recordText({ ...envelope(study, { unknown: "no start" }), files: Object.keys(files), ...extra }));
+  };
+  // moved once already (from pg-STAMP, by an earlier convert), and one that an older CLI writes after the merge
+  rec("mechanism-2026/20261201T224018Z", "mechanism-2026", {
+    formerPath: "data/runs/mechanism-2026/pg-20261201T224018Z",
+    notes: ["moved by `slicelab record convert` from data/runs/mechanism-2026/pg-20261201T224018Z to data/runs/mechanism-2026/20261201T224018Z (stamp: the stamp in its directory name)"],
+  }, { "rows.json": pgRows });
+  rec("mechanism-2026/pg-20261204T230000Z", "dipietro-2026", {}, { "rows.json": pgRows, "rows.csv": "run,hugePages\n001,on\n" });
+  writeFileSync(join(repo, "REPRODUCE.md"), "PostgreSQL: `data/runs/mechanism-2026/20261201T224018Z` and data/runs/mechanism-2026/pg-20261204T230000Z/rows.json; micro: data/runs/mechanism-2026/20261201T193546Z.\n");
+  const studies = new Set([...STUDIES, "mechanism-pg"]);
+  const go = () => convertRecords(repo, runs, studies, { write: true, derive: deriveEnvelopes, index: recordIndex });
+  go();
+  const a = readRecord(join(runs, "mechanism-pg", "20261201T224018Z"));
+  assert.equal(a.study, "mechanism-pg");
+  assert.equal(a.formerPath, "data/runs/mechanism-2026/pg-20261201T224018Z", "the first place is kept");
+  const b = readRecord(join(runs, "mechanism-pg", "20261204T230000Z"));
+  assert.equal(b.study, "mechanism-pg");
+  assert.equal(readFileSync(join(runs, "mechanism-pg", "20261204T230000Z", "rows.csv"), "utf8"), "run,hugePages\n001,on\n", "raw files kept");
+  assert.ok(existsSync(join(runs, "mechanism-2026", "20261201T193546Z")), "the micro record (rows without hugePages) stays");
+  assert.equal(readFileSync(join(repo, "REPRODUCE.md"), "utf8"), "PostgreSQL: `data/runs/mechanism-pg/20261201T224018Z` and data/runs/mechanism-pg/20261204T230000Z/rows.json; micro: data/runs/mechanism-2026/20261201T193546Z.\n");
+  // a kit without studies/mechanism-pg.json refuses the moved records with a clear error
+  assert.throws(() => planMoves(runs, STUDIES), (e: unknown) => e instanceof UserError && /mechanism-pg.*has no file in studies/.test(e.message));
+  const snapshot = JSON.stringify(listRecords(runs).map((r) => [r.dir, recordText(r.record)])) + readFileSync(join(repo, "REPRODUCE.md"), "utf8");
+  const again = go();
+  assert.equal(again.plan.moves.filter((m) => m.from !== m.to).length, 0);
+  assert.deepEqual(again.rewritten, []);
+  assert.equal(JSON.stringify(listRecords(runs).map((r) => [r.dir, recordText(r.record)])) + readFileSync(join(repo, "REPRODUCE.md"), "utf8"), snapshot);
+});

@@ -12,7 +12,7 @@ function row(mode: string, pages: string, extension: string, i: number, o: Recor
   };
 }
 function group(rows: any[]): MechRecordGroup {
-  return { name: "a + b", names: ["a", "b"], kind: "micro-vm", kernelRelease: "7.2.13", accel: "tcg-icount", cpus: 1, prov: { plan: [], failed: [] }, rows };
+  return { name: "a + b", names: ["a", "b"], paths: ["data/runs/mechanism-2026/a", "data/runs/mechanism-2026/b"], kind: "micro-vm", kernelRelease: "7.2.13", accel: "tcg-icount", cpus: 1, prov: { plan: [], failed: [] }, rows };
 }
 const rows = [0, 1, 2].flatMap((i) => [
   // off: 3 in kernel (all in a fault) + 7 at the return per run → 30 %

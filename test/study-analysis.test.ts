@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { repoRoot } from "../src/util/paths.js";
 import { loadStudy, cells } from "../src/study/study.js";
 import { analyzeStudyRecord } from "../src/study/analyze.js";
+import { studyReport } from "../src/report/study.js";
 import { checkSums, readRecord, isUnknown } from "../src/record/format.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "slicelab-study-analysis-"));
@@ -44,7 +45,7 @@ test("paired contrasts per cell: the extension's +5% under full is resolved, laz
   rec.study = study.name;
   rec.design = { kind: "blocks", runsPerCell: blocks, warmup: 1, cells: cs.map((c) => c.name), boot: {} };
   writeFileSync(join(dir, "record.json"), JSON.stringify(rec));
-  const a = analyzeStudyRecord(dir, study);
+  const a = analyzeStudyRecord(dir, study, studyReport);
   assert.equal(a.contrasts.length, 2);
   const full = a.contrasts.find((c) => c.at.mode === "full");
   const lazy = a.contrasts.find((c) => c.at.mode === "lazy");

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { repoRoot } from "../src/util/paths.js";
 import { driverSpec } from "../src/study/drivers/index.js";
-import { planRuns } from "../src/vm/mechanism.js";
+import { planRuns } from "../src/drivers/mechanism/index.js";
 
 test("study run mechanism-micro --vm --dry-run prints the factorial's plan", () => {
   const r = spawnSync(process.execPath, [join(repoRoot(), "bin/slicelab.js"), "study", "run", "mechanism-micro", "--vm", "--dry-run", "--param", "blocks=4"], { encoding: "utf8" });

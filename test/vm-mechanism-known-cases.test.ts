@@ -12,7 +12,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cachedKernel } from "../src/kernel/ensure.js";
-import { runMechanismInVm, type MechanismRow } from "../src/vm/mechanism.js";
+import { runMechanismInVm, type MechanismRow } from "../src/drivers/mechanism/index.js";
 
 const enabled = process.env.SLICELAB_E2E === "1";
 const kernel = enabled ? cachedKernel() : undefined;

@@ -12,7 +12,7 @@ import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { guestPgScript, parseDiagCounters, parseHugeMeminfo, planPgRuns, rowFromPgRunDir, defaultPgShape, type PgMechanismRow } from "../src/vm/mechanism-pg.js";
+import { guestPgScript, parseDiagCounters, parseHugeMeminfo, planPgRuns, rowFromPgRunDir, defaultPgShape, type PgMechanismRow } from "../src/drivers/mechanism-pg/run.js";
 import { pgAnswerSentence, pgEffect, summarisePgCells, pgFactorialTable } from "../src/analysis/mechanism-pg.js";
 import { parseHolderTrace } from "../src/parse/holder-trace.js";
 import { diagPatchFiles, patchFiles } from "../src/postgres/patch.js";

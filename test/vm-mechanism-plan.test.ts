@@ -3,12 +3,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { activePreemptMode, defaultShape, guestMechanismScript, planRuns, runMicroOptions, PAGE_LEVELS } from "../src/vm/mechanism.js";
+import { activePreemptMode, defaultShape, guestMechanismScript, planRuns, runMicroOptions, PAGE_LEVELS } from "../src/drivers/mechanism/index.js";
 import { microArgs } from "../src/micro/driver.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "../src/util/paths.js";
-import type { ExtLevel, PageLevel, PreemptMode } from "../src/vm/mechanism.js";
+import type { ExtLevel, PageLevel, PreemptMode } from "../src/drivers/mechanism/index.js";
 
 test("planRuns: every cell once per block, shuffled per block, seeded, distinct seeds", () => {
   const o = { blocks: 4, modes: ["full", "lazy"] as const, pages: PAGE_LEVELS, extensions: ["off", "on"] as const, seed: 3 };

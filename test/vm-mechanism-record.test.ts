@@ -10,10 +10,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { writeMicroRecord, writePgRecord } from "../src/cli/commands/mechanism.js";
+import { writeMicroRecord, writePgRecord } from "../src/study/drivers/mechanism-files.js";
 import { readRecord, isUnknown, listRecords } from "../src/record/format.js";
-import { planRuns, defaultShape, type MechanismRow, type MechanismRun } from "../src/vm/mechanism.js";
-import { planPgRuns, defaultPgShape, type PgMechanismRow, type PgMechanismRun } from "../src/vm/mechanism-pg.js";
+import { planRuns, defaultShape, type MechanismRow, type MechanismRun } from "../src/drivers/mechanism/index.js";
+import { planPgRuns, defaultPgShape, type PgMechanismRow, type PgMechanismRun } from "../src/drivers/mechanism-pg/run.js";
 import { repoRoot } from "../src/util/paths.js";
 
 const VM = { accel: "tcg-icount" as const, accelReason: "--accel tcg-icount", cpus: 1, memMiB: 2048, append: "no_timer_check", exitStatus: 0, timedOut: false, bootToCommandS: 9, totalS: 60 };

@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cachedKernel } from "../src/kernel/ensure.js";
-import { runMechanismInVm } from "../src/vm/mechanism.js";
+import { runMechanismInVm } from "../src/drivers/mechanism/index.js";
 import { summariseCells } from "../src/analysis/mechanism.js";
 
 const enabled = process.env.SLICELAB_E2E === "1";

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { parseProbeOutput } from "../src/vm/probe.js";
 import { probeComparisonRows, probeFindings, probeSpinTable } from "../src/vm/probe-report.js";
 import { disagreementRows, grantDurationRows, traceMethodNumbers, traceMethodParagraph } from "../src/vm/trace-report.js";
-import { readSliceTraceRun } from "../src/vm/trace.js";
+import { readSliceTraceRun } from "../src/study/drivers/slice-trace.js";
 import { repoRoot } from "../src/util/paths.js";
 
 const onText = `kernel_release=7.2.13

@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { parsePgParams, patchedKernelBuilds, pgBenchCommand, PG_DEFAULT_PROTOCOL, resolvePgWorkload, runSliceTraceInVm } from "../src/vm/trace.js";
+import { parsePgParams, patchedKernelBuilds, pgBenchCommand, PG_DEFAULT_PROTOCOL, resolvePgWorkload, runSliceTraceInVm } from "../src/study/drivers/slice-trace.js";
 import { workloadOption } from "../src/cli/commands/vm.js";
 import { UserError } from "../src/util/errors.js";
 import { workDir } from "../src/util/paths.js";
@@ -104,7 +104,7 @@ test("traced PostgreSQL run (lock-table protocol sized for TCG): the workload co
   }
 });
 
-import { analyseRunDir } from "../src/vm/trace.js";
+import { analyseRunDir } from "../src/study/drivers/slice-trace.js";
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { gzipSync } from "node:zlib";

@@ -1,40 +1,16 @@
 /**
  * The PostgreSQL mechanism factorial (issue 14, item 4), from its per-run rows
- * (src/vm/mechanism-pg.ts): per cell (mode × huge pages × extension) faults
+ * (src/drivers/mechanism-pg/): per cell (mode × huge pages × extension) faults
  * inside spin-style lock holds and holds with an involuntary switch per
  * 1,000,000 holds, where the preempted holders were (from the trace), the
  * huge pages the server really got, and throughput; on/off contrasts; one
  * answer sentence. Pure functions of the rows.
  */
-import { countInterval, tInterval, welchDiff, ratioOfSums, fmtInterval, fmtEmulatedThroughput, type Interval } from "./mechanism.js";
+import { countInterval, tInterval, welchDiff, ratioOfSums, fmtInterval, fmtEmulatedThroughput, type Interval, type Widen } from "./mechanism.js";
+import type { PgMechanismRow } from "../drivers/mechanism-pg/row.js";
 
-/** The row fields read here (a subset of PgMechanismRow). */
-export interface PgFactorialRow {
-  run: string;
-  mode: string;
-  hugePages: string;
-  extension: string;
-  kernelRelease: string;
-  accel: string;
-  hugePagesStatus: string;
-  hugePagesTaken: number;
-  holds: number;
-  faultedHolds: number;
-  faultsUnderLock: number;
-  preemptedHolds: number;
-  faultedPreemptedHolds: number;
-  grantedHolds: number;
-  faultedGrantedHolds: number;
-  deschedHolds: number;
-  kernelFault: number;
-  kernelOther: number;
-  returnFault: number;
-  returnInterrupt: number;
-  returnSyscall: number;
-  grants: number | null;
-  tpsLoad: number;
-  tpsConnect: number;
-}
+/** The row fields read here: a subset of the driver's PgMechanismRow (its one schema), levels widened to strings. */
+export type PgFactorialRow = Widen<Pick<PgMechanismRow, "run" | "mode" | "hugePages" | "extension" | "kernelRelease" | "accel" | "hugePagesStatus" | "hugePagesTaken" | "holds" | "faultedHolds" | "faultsUnderLock" | "preemptedHolds" | "faultedPreemptedHolds" | "grantedHolds" | "faultedGrantedHolds" | "deschedHolds" | "kernelFault" | "kernelOther" | "returnFault" | "returnInterrupt" | "returnSyscall" | "grants" | "tpsLoad" | "tpsConnect">>;
 
 const perMillion = (f: (r: PgFactorialRow) => number) => (r: PgFactorialRow) => (r.holds > 0 ? (1e6 * f(r)) / r.holds : 0);
 

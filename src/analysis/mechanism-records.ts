@@ -4,16 +4,20 @@
  * pooled when they share the micro shape, kernel release, accel and vCPU
  * count (more blocks of one factorial); PostgreSQL records (`mechanism run
  * --pg`, rows with hugePages) are pooled by kernel, accel and server shape.
- * Rows get `run` prefixed with their record's name.
+ * Rows get `run` prefixed with their record's name. Since issue 24 the
+ * PostgreSQL records are their own study's (data/runs/mechanism-pg/): the
+ * directory of the micro records is read with its sibling mechanism-pg.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { UserError } from "../util/errors.js";
 
 export interface MechRecordGroup {
   /** Record names joined with " + ". */
   name: string;
   names: string[];
+  /** Each record's directory, as cited: data/runs/STUDY/NAME. */
+  paths: string[];
   kind: "micro-vm" | "micro-host" | "pg";
   kernelRelease: string;
   accel: string;
@@ -31,15 +35,21 @@ function readJson(p: string): any {
   }
 }
 
+/** The record directories to read for ROOT: ROOT, and for the micro records' directory (mechanism-2026) its sibling mechanism-pg. */
+export function mechanismRoots(root: string): string[] {
+  return basename(root) === "mechanism-2026" ? [root, join(dirname(root), "mechanism-pg")] : [root];
+}
+
 /** Every group, oldest first (by its newest record's name, which starts with a UTC stamp or a kind prefix). */
 export function loadMechanismGroups(root: string): MechRecordGroup[] {
-  if (!existsSync(root)) return [];
-  const names = readdirSync(root).filter((d) => existsSync(join(root, d, "rows.json")) && existsSync(join(root, d, "provenance.json"))).sort();
+  const found = mechanismRoots(root).filter((r) => existsSync(r)).flatMap((r) =>
+    readdirSync(r).filter((d) => existsSync(join(r, d, "rows.json")) && existsSync(join(r, d, "provenance.json"))).map((name) => ({ name, dir: join(r, name), path: `data/runs/${basename(r)}/${name}` })));
+  found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const groups = new Map<string, MechRecordGroup>();
-  for (const name of names) {
-    const rows = readJson(join(root, name, "rows.json"));
-    const prov = readJson(join(root, name, "provenance.json"));
-    if (!Array.isArray(rows)) throw new UserError(`${join(root, name, "rows.json")}: expected an array of rows`);
+  for (const { name, dir, path } of found) {
+    const rows = readJson(join(dir, "rows.json"));
+    const prov = readJson(join(dir, "provenance.json"));
+    if (!Array.isArray(rows)) throw new UserError(`${join(dir, "rows.json")}: expected an array of rows`);
     const pg = rows.length > 0 && "hugePages" in rows[0];
     const accel = String(prov.vm?.accel ?? "unknown");
     const kind: MechRecordGroup["kind"] = pg ? "pg" : accel === "host" ? "micro-host" : "micro-vm";
@@ -50,9 +60,10 @@ export function loadMechanismGroups(root: string): MechRecordGroup[] {
     const tagged = rows.map((r: any) => ({ ...r, run: `${name}/${r.run}` }));
     const g = groups.get(key);
     if (!g) {
-      groups.set(key, { name, names: [name], kind, kernelRelease: release, accel, cpus, prov: { ...prov, plan: prov.plan ?? [], failed: prov.failed ?? [] }, rows: tagged });
+      groups.set(key, { name, names: [name], paths: [path], kind, kernelRelease: release, accel, cpus, prov: { ...prov, plan: prov.plan ?? [], failed: prov.failed ?? [] }, rows: tagged });
     } else {
       g.names.push(name);
+      g.paths.push(path);
       g.name = g.names.join(" + ");
       g.prov = { ...prov, plan: [...g.prov.plan, ...(prov.plan ?? [])], failed: [...g.prov.failed, ...(prov.failed ?? [])] };
       g.rows.push(...tagged);
@@ -103,7 +114,7 @@ export function attributionLabel(g: MechRecordGroup): string {
 export function describeMicroGroup(g: MechRecordGroup): string {
   const s = g.prov.shape ?? {};
   const where = g.accel === "host" ? "this machine's kernel, no VM" : `QEMU accel \`${g.accel}\`, ${g.cpus} vCPU`;
-  const names = g.names.map((n) => `data/runs/mechanism-2026/${n}`).join(" + ");
+  const names = g.paths.join(" + ");
   return `**${names}**: ${g.rows.length} runs (${g.prov.failed.length} planned runs failed), Linux ${g.kernelRelease}, ${where}; ` +
     `${s.threads} workers + ${s.hogs} hogs, ${s.csNs} ns sections ±${s.jitterPct} %, ${s.innerLocks ?? 0} nested acquires per hold, ` +
     `a fresh page every ${s.faultEvery}th section, ${s.durationS} s per run` + (g.prov.guest?.nrHugepages ? `; huge pages reserved: ${g.prov.guest.nrHugepages}` : "") + ".";

@@ -8,38 +8,19 @@
 import { mean, variance } from "../stats/summary.js";
 import { tQuantile } from "../stats/distributions.js";
 import { createRng } from "../stats/prng.js";
+import type { HolderDeschedCounts, MechanismRow } from "../drivers/mechanism/row.js";
 
-/** Where a run's descheduled holds were descheduled, and how many a grant covered (one run's counts). */
-export interface HolderDeschedCounts {
-  /** Holds during which the holder left the CPU, by where the first descheduling happened. */
-  deschedHolds: number;
-  kernelFault: number;
-  kernelOther: number;
-  returnFault: number;
-  returnInterrupt: number;
-  returnSyscall: number;
-  voluntary: number;
-  unclassified: number;
-  /** Holds whose end a grant covered (granted still set at release). */
-  covered: number;
-}
+/** Where a run's descheduled holds were descheduled, and how many a grant covered (one run's counts): the driver's row schema (src/drivers/mechanism/row.ts). */
+export type { HolderDeschedCounts } from "../drivers/mechanism/row.js";
 
-/** The row fields this analysis reads (a subset of src/vm/mechanism.ts MechanismRow). */
-export interface FactorialRow extends HolderDeschedCounts {
-  run: string;
-  mode: string;
-  pages: string;
-  extension: string;
-  kernelRelease: string;
-  accel: string;
-  holds: number;
-  grants: number | null;
-  faultsUnderLock: number;
-  throughputPerS: number;
-  hogWorkPerS: number;
-  waitP99Ns: number | null;
-  lostEvents: number;
-}
+/**
+ * The row fields this analysis reads: a subset of the driver's MechanismRow (its one schema), with
+ * the levels widened to strings so records of any kit version (and test rows) can be read.
+ */
+export type FactorialRow = Widen<Pick<MechanismRow, "run" | "mode" | "pages" | "extension" | "kernelRelease" | "accel" | "holds" | "grants" | "faultsUnderLock" | "throughputPerS" | "hogWorkPerS" | "waitP99Ns" | "lostEvents" | keyof HolderDeschedCounts>>;
+
+/** A row subset with its string-literal levels widened to string. */
+export type Widen<T> = { [K in keyof T]: T[K] extends string ? string : T[K] };
 
 export interface Interval {
   mean: number;

@@ -3,7 +3,7 @@
  * its run.sh writes back (RESULTS.json, one per results directory). Both carry an integer format;
  * `slicelab import` reads results of this format or older and refuses newer ones by name.
  */
-import type { MicroShape, PlannedRun } from "../vm/mechanism.js";
+import type { MicroShape, PlannedRun } from "../drivers/mechanism/index.js";
 
 export const BUNDLE_FORMAT = 1;
 export const RESULTS_FORMAT = "slicelab-results/1";

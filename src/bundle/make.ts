@@ -13,7 +13,7 @@ import { hostname, tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { buildMicro } from "../micro/driver.js";
 import { compileCached, type CompiledProgram } from "../micro/compile.js";
-import { defaultShape, guestMechanismScript, planRuns, type ExtLevel, type MicroShape, type PageLevel, type PreemptMode } from "../vm/mechanism.js";
+import { defaultShape, guestMechanismScript, planRuns, type ExtLevel, type MicroShape, type PageLevel, type PreemptMode } from "../drivers/mechanism/index.js";
 import { probeSource } from "../vm/probe.js";
 import { kitInfo } from "../bench/provenance.js";
 import { loadStudy, type Study } from "../study/study.js";

@@ -76,7 +76,7 @@ function cell(cells: readonly CellSummary[], mode: string, pages: string, extens
 }
 
 function records(g: MechRecordGroup): string[] {
-  return g.names.map((n) => recordDir(`${MECHANISM_DIR}/${n}`));
+  return g.paths.map((p) => recordDir(p.replace(/^data\/runs\//, "")));
 }
 
 /** The mechanism evidence of data/runs/mechanism-2026 (or `root`), or a UserError naming what is missing. */

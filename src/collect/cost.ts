@@ -36,7 +36,6 @@ import { parseArgs } from "node:util";
 import { workDir } from "../util/paths.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { UserError } from "../util/errors.js";
-import { hostInfo, kitInfo } from "../record/provenance.js";
 import { COLLECTOR_NAMES, parseCollectList, prepareCollectors, startCollectors, stopCollectors, type CollectContext, type CollectorName } from "./index.js";
 
 /** utime, stime, cutime, cstime of a /proc/PID/stat line, in clock ticks; ppid too. */

@@ -63,8 +63,8 @@ const startOffsetMs = (text: string): number => {
 };
 
 const MECH = "data/runs/mechanism-2026";
-const PG1 = `${MECH}/20261201T224018Z/rows.json`;
-const PG2 = `${MECH}/20261201T231710Z/rows.json`;
+const PG1 = `data/runs/mechanism-pg/20261201T224018Z/rows.json`;
+const PG2 = `data/runs/mechanism-pg/20261201T231710Z/rows.json`;
 const pgRows = (root: string): PgFactorialRow[] & { backendProcesses?: number }[] => {
   const g = pickMechanismGroups(loadMechanismGroups(join(root, MECH))).pg;
   if (!g) throw new Error(`no PostgreSQL group under ${MECH}`);

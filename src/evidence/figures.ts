@@ -380,9 +380,9 @@ const pgRate = (mode: string, hugePages: string, part: Part) => (_t: string, roo
   return pgPooledRate(grp.rows as PgFactorialRow[], { mode, hugePages }, "faults")[part];
 };
 const M1 = `${MECH}/20261201T215612Z/rows.json`;
-const PGR = `${MECH}/20261201T224018Z/rows.json`;
+const PGR = `data/runs/mechanism-pg/20261201T224018Z/rows.json`;
 /** The PostgreSQL records notebook 07 pools (same kernel, accel and server shape): every pooled entry reads both. */
-const PG_BOTH = [PGR, `${MECH}/20261201T231710Z/rows.json`];
+const PG_BOTH = [PGR, `data/runs/mechanism-pg/20261201T231710Z/rows.json`];
 const MH = `${MECH}/20261201T184719Z/cells.json`;
 // §8, the plain-TCG contrast: the one plain-TCG micro record against the pooled icount factorial (accelContrastCells, as notebook 07).
 const MT = `${MECH}/20261202T010208Z/rows.json`;

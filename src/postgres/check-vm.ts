@@ -19,7 +19,7 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
-import { kitInfo, hostInfo } from "../bench/provenance.js";
+import { kitInfo, hostInfo } from "../record/provenance.js";
 import { sha256File } from "../kernel/fetch.js";
 import { assertBuildAllowed } from "../util/build-guard.js";
 import { ParseError, UserError } from "../util/errors.js";

@@ -241,9 +241,6 @@ export async function runMakeCheck(src: PgSource, opts: CheckOptions): Promise<C
   }
 }
 
-/** A UTC stamp for record directories (the record format's). */
-export { utcStamp } from "../record/format.js";
-
 /** sha256 (12 hex) of a record's regress lines, to tell records apart in notes. */
 export function regressHash(text: string): string {
   return createHash("sha256").update(text).digest("hex").slice(0, 12);

@@ -20,12 +20,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, hostname, loadavg, release, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { kitInfo, type KitInfo } from "../bench/provenance.js";
 import { ParseError, UserError } from "../util/errors.js";
 import { repoRoot } from "../util/paths.js";
 import { createRng } from "../stats/prng.js";
 import { patchedTexts, underTestHeader } from "./harness.js";
-import { meanCi, type Interval } from "./hook-cost.js";
+import { meanCi, type Interval, type RecordedKit } from "./hook-cost.js";
 import { patchHash } from "./patch.js";
 
 const run = promisify(execFile);
@@ -65,7 +64,7 @@ export interface ClearCostRecord {
   compiler: string;
   host: { hostname?: string; kernel: string; cpus: number; cpuModel: string; load1Before: number; load1After: number };
   command: string;
-  kit?: KitInfo;
+  kit?: RecordedKit;
   started: string;
   ended: string;
   /** Real rseq_slice_yield calls per clear, from the binary's own count (mean over the real runs). */
@@ -74,53 +73,4 @@ export interface ClearCostRecord {
   nsPerClear: Interval;
   fakeNs: Interval;
   samples: ClearCostSample[];
-}
-
-/** Builds hook-bench from PATCHFILE applied to SOURCE and measures ROUNDS rounds of the clear pattern. */
-export async function measureClearCost(source: string, major: string, patchFile: string, opts: { rounds: number; iterations: number; seed?: number; log?: (l: string) => void }): Promise<ClearCostRecord> {
-  if (opts.rounds < 2) throw new UserError(`clear-cost: --rounds must be at least 2 for an interval, found ${opts.rounds}`);
-  const texts = await patchedTexts(source, patchFile);
-  const dir = mkdtempSync(join(tmpdir(), "slicelab-clearcost-"));
-  const started = new Date().toISOString();
-  const load1Before = loadavg()[0]!;
-  try {
-    const inc = join(dir, "inc");
-    mkdirSync(inc);
-    writeFileSync(join(inc, "under_test.h"), underTestHeader(texts).text);
-    const bin = join(dir, "hook-bench");
-    await run("gcc", ["-std=gnu11", "-O2", "-I", inc, "-o", bin, join(repoRoot(), "src", "postgres", "harness", "hook-bench.c")]);
-    const compiler = (await run("gcc", ["--version"])).stdout.split("\n")[0]!;
-    const rng = createRng(opts.seed ?? 17);
-    const samples: ClearCostSample[] = [];
-    for (let r = 1; r <= opts.rounds; r++) {
-      const order: ("fake" | "real")[] = rng.next() < 0.5 ? ["fake", "real"] : ["real", "fake"];
-      for (const sc of order) {
-        const { stdout } = await run(bin, ["all", "clear", String(opts.iterations), sc]);
-        const p = parseClearLine(stdout, bin);
-        samples.push({ round: r, syscalls: sc, nsPerIteration: p.ns, realCallsPerIteration: p.realCalls });
-      }
-      if (r % 10 === 0) opts.log?.(`round ${r}/${opts.rounds}`);
-    }
-    const real = samples.filter((s) => s.syscalls === "real");
-    return {
-      kind: "slicelab-clear-cost",
-      patch: { major, hash: patchHash(major), file: patchFile.split("/").slice(-3).join("/") },
-      method:
-        "hook code of the patched source (glue from src/postgres/harness.ts) in hook-bench's clear pattern: LWLockAcquire, the word cleared as by a switch, SpinLockAcquire (re-arm: one clear observed), SpinLockRelease, LWLockRelease; arms: rseq_slice_yield faked (no kernel entry) and real (system call 471); random arm order per round; ns per clear = mean of per-round differences real − fake, 95% t interval",
-      rounds: opts.rounds,
-      iterations: opts.iterations,
-      compiler,
-      host: { hostname: hostname(), kernel: release(), cpus: cpus().length, cpuModel: cpus()[0]?.model ?? "unknown", load1Before, load1After: loadavg()[0]! },
-      command: `slicelab postgres clear-cost --version ${major} --rounds ${opts.rounds} --iterations ${opts.iterations}`,
-      kit: kitInfo(),
-      started,
-      ended: new Date().toISOString(),
-      realCallsPerClear: real.reduce((a, s) => a + s.realCallsPerIteration, 0) / real.length,
-      nsPerClear: analyseClearCost(samples),
-      fakeNs: meanCi(samples.filter((s) => s.syscalls === "fake").map((s) => s.nsPerIteration)),
-      samples,
-    };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }

@@ -10,7 +10,6 @@
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, hostname, loadavg, release, tmpdir } from "node:os";
-import { kitInfo, type KitInfo } from "../bench/provenance.js";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { ParseError, UserError } from "../util/errors.js";
@@ -78,6 +77,13 @@ export function analyseHookCost(samples: readonly HookCostSample[]): Record<Hook
   return out;
 }
 
+/** The kit's commit when the record was made (kitInfo() of src/record/provenance.ts, which the measurement in src/drivers/hook-cost/ fills in). */
+export interface RecordedKit {
+  commit: string | null;
+  dirty: boolean | null;
+  node: string;
+}
+
 export interface HookCostRecord {
   kind: "slicelab-hook-cost";
   patch: { major: string; hash: string; file: string };
@@ -89,7 +95,7 @@ export interface HookCostRecord {
   host: { hostname?: string; kernel: string; cpus: number; cpuModel: string; load1Before: number; load1After: number };
   /** The command line and the kit's commit (records made before 2026-12-02 lack them). */
   command?: string;
-  kit?: KitInfo;
+  kit?: RecordedKit;
   started: string;
   ended: string;
   /** Added ns per hook execution (and per pattern iteration) vs no hook code: mean, 95% CI, rounds. */
@@ -97,65 +103,4 @@ export interface HookCostRecord {
   /** Unhooked ns per iteration, for scale. */
   noneNs: Record<HookCostPattern, Interval>;
   samples: HookCostSample[];
-}
-
-const CFLAGS = ["-std=gnu11", "-O2"];
-
-/** Builds the two binaries from the patched source at SOURCE and runs ROUNDS rounds. */
-export async function measureHookCost(source: string, major: string, opts: { rounds: number; iterations: number; seed?: number; log?: (l: string) => void }): Promise<HookCostRecord> {
-  const say = opts.log ?? (() => {});
-  const texts = await patchedTexts(source, patchFiles(major)[0]!);
-  const dir = mkdtempSync(join(tmpdir(), "slicelab-hookcost-"));
-  const started = new Date().toISOString();
-  const load1Before = loadavg()[0]!;
-  try {
-    const bins: Record<"hooked" | "none", string> = { hooked: join(dir, "hooked"), none: join(dir, "none") };
-    for (const [name, empty] of [["hooked", false], ["none", true]] as const) {
-      const d = join(dir, name + "-inc");
-      (await import("node:fs")).mkdirSync(d);
-      writeFileSync(join(d, "under_test.h"), underTestHeader(texts, { emptyGlue: empty }).text);
-      await run("gcc", [...CFLAGS, "-I", d, "-o", bins[name], join(repoRoot(), "src", "postgres", "harness", "hook-bench.c")]);
-    }
-    const compiler = (await run("gcc", ["--version"])).stdout.split("\n")[0]!;
-    const rng = createRng(opts.seed ?? 13);
-    const samples: HookCostSample[] = [];
-    for (let r = 1; r <= opts.rounds; r++) {
-      const cells = (Object.keys(HOOK_COST_PATTERNS) as HookCostPattern[]).flatMap((p) => HOOK_COST_ARMS.map((a) => ({ a, p })));
-      for (let i = cells.length - 1; i > 0; i--) {
-        const j = Math.floor(rng.next() * (i + 1));
-        [cells[i], cells[j]] = [cells[j]!, cells[i]!];
-      }
-      for (const { a, p } of cells) {
-        const bin = a === "none" ? bins.none : bins.hooked;
-        const { stdout } = await run(bin, [a === "none" ? "off" : a, p, String(opts.iterations)]);
-        const parsed = parseHookBenchLine(stdout, bin);
-        samples.push({ round: r, arm: a, pattern: p, nsPerIteration: parsed.ns });
-      }
-      if (r % 10 === 0) say(`round ${r}/${opts.rounds}`);
-    }
-    const cpuModel = cpus()[0]?.model ?? "unknown";
-    return {
-      kind: "slicelab-hook-cost",
-      patch: { major, hash: patchHash(major), file: patchFiles(major)[0]!.split("/").slice(-3).join("/") },
-      method:
-        "hook code of the patched source (glue from src/postgres/harness.ts) around a real uncontended test-and-set lock; arms none (glue emptied), off (switch off), all (full request protocol and counters on a fake rseq area no kernel touches); random arm order per round; added ns = mean of per-round differences to none, per hook execution (spin: 2, nested: 8 per iteration), 95% t interval",
-      rounds: opts.rounds,
-      iterations: opts.iterations,
-      compiler,
-      cflags: CFLAGS,
-      host: { hostname: hostname(), kernel: release(), cpus: cpus().length, cpuModel, load1Before, load1After: loadavg()[0]! },
-      command: `slicelab postgres hook-cost --version ${major} --rounds ${opts.rounds} --iterations ${opts.iterations}`,
-      kit: kitInfo(),
-      started,
-      ended: new Date().toISOString(),
-      addedNs: analyseHookCost(samples),
-      noneNs: {
-        spin: meanCi(samples.filter((s) => s.arm === "none" && s.pattern === "spin").map((s) => s.nsPerIteration)),
-        nested: meanCi(samples.filter((s) => s.arm === "none" && s.pattern === "nested").map((s) => s.nsPerIteration)),
-      },
-      samples,
-    };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }

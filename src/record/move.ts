@@ -42,6 +42,30 @@ const STUDY_OVERRIDES: [RegExp, string][] = [
 ];
 
 /**
+ * Records that belong to another study than their directory's, known by their content: the
+ * PostgreSQL variant of the mechanism factorial (rows with hugePages, written by `mechanism run
+ * --pg` into data/runs/mechanism-2026/pg-STAMP, or already moved to mechanism-2026/STAMP) is study
+ * mechanism-pg since issue 24; a record made later in the old layout by an older CLI moves too.
+ */
+const CONTENT_OVERRIDES: { path: RegExp; study: string; test: (dir: string) => boolean }[] = [
+  { path: /^mechanism-2026\//, study: "mechanism-pg", test: (dir) => pgMechanismRows(dir) },
+];
+
+/** True when DIR/rows.json (or DIR/out/rows.json) holds PostgreSQL mechanism rows (hugePages in the first row). */
+function pgMechanismRows(dir: string): boolean {
+  for (const p of [join(dir, "rows.json"), join(dir, "out", "rows.json")]) {
+    if (!existsSync(p)) continue;
+    try {
+      const rows = JSON.parse(readFileSync(p, "utf8")) as unknown;
+      return Array.isArray(rows) && typeof rows[0] === "object" && rows[0] !== null && "hugePages" in rows[0];
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+/**
  * Old study directories whose records went to several studies, and the study that takes the
  * directory's own name (its README.md, and a citation of the bare directory): lock-ops-v2 held
  * the host record (lock-ops) and the VM one (lock-ops-vm); code reads "the newest lock-ops-v2
@@ -94,8 +118,10 @@ function addSecond(stamp: string): string {
   return utcStamp(new Date(Date.parse(iso) + 1000));
 }
 
-export function targetStudy(rel: string, envelopeStudy: string, studies: ReadonlySet<string>): string {
+export function targetStudy(rel: string, envelopeStudy: string, studies: ReadonlySet<string>, dir?: string): string {
   const top = rel.split("/")[0] as string;
+  const c = dir === undefined ? undefined : CONTENT_OVERRIDES.find((x) => x.path.test(rel) && studies.has(x.study) && x.test(dir));
+  if (c) return c.study;
   const o = STUDY_OVERRIDES.find(([re]) => re.test(rel));
   if (o) return o[1];
   if (rel.includes("/") && studies.has(top)) return top;
@@ -106,7 +132,7 @@ export function targetStudy(rel: string, envelopeStudy: string, studies: Readonl
 export function planMoves(runsRoot: string, studies: ReadonlySet<string>, records: LoadedRecord[] = listRecords(runsRoot)): Plan {
   const wanted = records.map((r) => {
     const from = relative(runsRoot, r.dir);
-    const study = targetStudy(from, r.record.study, studies);
+    const study = targetStudy(from, r.record.study, studies, r.dir);
     if (!studies.has(study)) throw new UserError(`${r.file}: belongs to study "${study}", which has no file in studies/ (add studies/${study}.json first)`);
     const name = basename(from);
     const started = known(r.record.started);
@@ -247,6 +273,15 @@ export function citationMap(runsRoot: string, studies: ReadonlySet<string>): [st
   for (const [top, ss] of tops) {
     const to = TOP_DIRS[top] ?? (ss.size === 1 ? ([...ss][0] as string) : undefined);
     if (to && !studies.has(top) && !pairs.some(([o]) => o === top)) pairs.push([top, to]);
+  }
+  // A record moved twice (mechanism-2026/pg-STAMP → mechanism-2026/STAMP → mechanism-pg/STAMP): every
+  // place its notes say it was moved from is cited by some text, and each goes to where it is now.
+  for (const r of listRecords(runsRoot)) {
+    const now = relative(runsRoot, r.dir);
+    for (const n of r.record.notes) {
+      const m = /^moved by `slicelab record convert` from data\/runs\/(\S+) to data\/runs\/(\S+) /.exec(n);
+      for (const o of m ? [m[1] as string, m[2] as string] : []) if (o !== now && !pairs.some(([x]) => x === o)) pairs.push([o, now]);
+    }
   }
   // A record renamed inside its study directory (mechanism-2026/host-STAMP → mechanism-2026/STAMP) is also cited by its bare name.
   for (const [o, n] of [...pairs]) {

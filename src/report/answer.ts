@@ -87,7 +87,7 @@ export function computeAnswer(inp: AnswerInputs): Answer {
   const records: string[] = [];
   const m = inp.micro;
   if (m) {
-    records.push(...m.names.map((n) => `${inp.recordsDir}/${n}`));
+    records.push(...m.paths);
     const rows = m.rows as FactorialRow[];
     const cells = summariseCells(rows);
     const modes = [...new Set(cells.map((c) => c.mode))].sort().filter((x) => cellOf(cells, x, "4k", "off"));
@@ -124,7 +124,7 @@ export function computeAnswer(inp: AnswerInputs): Answer {
     }
   } else missing.push("no micro-benchmark factorial on a 7.x kernel (slicelab mechanism run)");
   if (inp.pg) {
-    records.push(...inp.pg.names.map((n) => `${inp.recordsDir}/${n}`));
+    records.push(...inp.pg.paths);
     const pc = summarisePgCells(inp.pg.rows as PgFactorialRow[]);
     const bits = [...new Set(pc.map((c) => c.mode))]
       .map((mode) => ({ mode, a: pc.find((c) => c.mode === mode && c.hugePages === "off" && c.extension === "off"), b: pc.find((c) => c.mode === mode && c.hugePages === "on" && c.extension === "off") }))

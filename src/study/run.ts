@@ -18,7 +18,7 @@ import { checkSums, readRecord, RECORD_FORMAT, unknown, utcStamp, writeRecord, w
 import { cells, resolveExperimentParams, shrink, type Cell, type Factor, type Study } from "./study.js";
 import { driverSpec, type DriverPlan, type DriverResult } from "./drivers/index.js";
 import type { Params } from "./params.js";
-import { analyzeStudyRecord, type StudyAnalysisResult } from "./analyze.js";
+import { analyzeStudyRecord, type StudyAnalysisResult, type StudyReportRenderer } from "./analyze.js";
 import { kernelLevel, PREEMPT_FILE, readText, runChecks, sizeMiB, vmChecks, type Check } from "./checks.js";
 
 // The checks and the plan in words live in checks.ts and plan-text.ts; re-exported for callers of run.ts.
@@ -235,6 +235,8 @@ export interface RunOptions {
   clusterPrefix?: string;
   /** Environment record for the guest side of --vm. */
   environment?: RecordEnvelope["environment"];
+  /** The record's report page (src/report/study.ts studyReport). */
+  render: StudyReportRenderer;
 }
 
 export interface RunOutcome {
@@ -451,7 +453,7 @@ export async function runStudy(o: RunOptions): Promise<RunOutcome> {
     notes: state.sessions > 1 ? [`resumed: ${state.sessions} sessions; the later ones ran ${later.map((a) => a.join(" ")).join(" | ")}`] : [],
   };
   writeRecord(dir, record);
-  const analysis = analyzeStudyRecord(dir, s);
+  const analysis = analyzeStudyRecord(dir, s, o.render);
   const final = readRecord(dir);
   final.files = readdirSync(dir).filter((n) => n !== "record.json" && n !== "SHA256SUMS").sort();
   writeRecord(dir, final);

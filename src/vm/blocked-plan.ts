@@ -1,6 +1,6 @@
 /**
- * The randomised complete block design of the mechanism runs (src/vm/mechanism.ts for the
- * micro-benchmark, src/vm/mechanism-pg.ts for PostgreSQL): every cell of the factorial once per
+ * The randomised complete block design of the mechanism runs (src/drivers/mechanism/ for the
+ * micro-benchmark, src/drivers/mechanism-pg/ for PostgreSQL): every cell of the factorial once per
  * block, in an order shuffled afresh per block, and a seed per run, all from one seeded stream.
  */
 import { createRng, shuffleInPlace } from "../stats/prng.js";

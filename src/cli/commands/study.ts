@@ -8,6 +8,7 @@ import { progressPrinter } from "../../bench/progress.js";
 import { loadStudy, studyNames } from "../../study/study.js";
 import { importRecord, planStudy, planText, preparePatched, runStudy, type StudyPlan } from "../../study/run.js";
 import { analyzeStudyRecord } from "../../study/analyze.js";
+import { studyReport } from "../../report/study.js";
 import { dryRunOverSsh, runOverSsh } from "../../study/ssh.js";
 import { copyRecord, readRecord, recordsOfStudy, utcStamp, writeRecord, writeSums, fieldText } from "../../record/format.js";
 import { makeDir } from "../../util/fs.js";
@@ -173,6 +174,7 @@ async function run(argv: string[]): Promise<number> {
   process.stderr.write(planText(plan));
   const out = await runStudy({
     plan,
+    render: studyReport,
     argv: ["slicelab", "study", "run", ...argv],
     log,
     progress: progressPrinter(process.stderr),
@@ -235,7 +237,7 @@ async function runInVm(plan: StudyPlan, argv: string[], log: (s: string) => void
   rec.command = ["slicelab", "study", "run", ...argv];
   rec.notes = [...rec.notes, `the guest ran: ${guestCmd.join(" ")}`];
   writeRecord(dest, rec);
-  analyzeStudyRecord(dest, plan.study);
+  analyzeStudyRecord(dest, plan.study, studyReport);
   writeSums(dest);
   const done = readRecord(dest);
   process.stdout.write(`${dest}: record written; ${fieldText(done.analysis)}\n`);
@@ -248,7 +250,7 @@ async function analyze(argv: string[]): Promise<number> {
   const dir = resolve(positionals[0] as string);
   const rec = readRecord(dir);
   const study = loadStudy(rec.study);
-  const r = analyzeStudyRecord(dir, study);
+  const r = analyzeStudyRecord(dir, study, studyReport);
   writeSums(dir);
   if (values.json) printJson(r);
   else process.stdout.write(`${dir}: ${r.verdict}: ${r.reason}\n`);

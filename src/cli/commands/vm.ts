@@ -6,7 +6,7 @@ import { defaultKernelImage } from "../../kernel/ensure.js";
 import { buildProbe, parseProbeOutput, sliceStatsDelta } from "../../vm/probe.js";
 import { runMicroAbInVm } from "../../study/drivers/vm-micro.js";
 import { cachedKernel } from "../../kernel/ensure.js";
-import { analyseRunDir, analysisSummary, parsePgParams, patchedKernelBuilds, resolvePgWorkload, runSliceTraceInVm, sliceTraceReport } from "../../vm/trace.js";
+import { analyseRunDir, analysisSummary, parsePgParams, patchedKernelBuilds, resolvePgWorkload, runSliceTraceInVm, sliceTraceReport } from "../../study/drivers/slice-trace.js";
 import { analyseSliceTrace, parseSliceTrace } from "../../parse/slice-trace.js";
 import { readFileSync } from "node:fs";
 

@@ -220,7 +220,7 @@ export const DRIVERS: readonly DriverSpec[] = [
     params: [
       { name: "blocks", kind: "int", default: 3, min: 1, doc: "randomised blocks (every cell once per block)" },
       { name: "modes", kind: "list", default: ["full", "lazy"], choices: ["full", "lazy", "none"], doc: "preemption modes (debugfs sched/preempt, switched per run)" },
-      { name: "pages", kind: "list", default: ["4k", "4k-prefault", "hugetlb"], choices: ["4k", "4k-prefault", "hugetlb"], doc: "the region's pages" },
+      { name: "pages", kind: "list", default: ["4k", "4k-prefault", "hugetlb"], choices: ["4k", "4k-prefault", "hugetlb", "thp"], doc: "the region's pages (thp: shmem THP set to advise, each first touch a 2 MB fault)" },
       { name: "extensions", kind: "list", default: ["off", "on"], choices: ["off", "on"], doc: "the micro-benchmark's extension arms" },
       { name: "seed", kind: "int", default: 1, min: 0, doc: "the plan's seed (each run has its own, derived from it)" },
       { name: "threads", kind: "int", default: 2, min: 1, doc: "worker threads" },
@@ -233,22 +233,63 @@ export const DRIVERS: readonly DriverSpec[] = [
       { name: "cpus", kind: "int", default: 1, min: 1, doc: "vCPUs" },
       { name: "pin_cpus", kind: "int", default: 1, min: 1, doc: "in a bundle: the CPUs of the machine the micro-benchmark is pinned to" },
       { name: "accel", kind: "enum", default: "tcg-icount", choices: ["tcg-icount", "tcg", "kvm"], doc: "the VM's accelerator" },
+      { name: "mem", kind: "int", default: 2048, min: 256, doc: "the VM's memory (MiB)" },
+      { name: "kernel", kind: "string", doc: "the guest's bzImage (default: the kit's cached 7.2 kernel; a 6.x one for the none level)" },
+      { name: "timeout", kind: "int", min: 1, doc: "seconds per boot (default: from the block's runs)" },
+      { name: "attribute", kind: "bool", default: false, doc: "issue 26: also trace every __resched_curr with its stack, wakeups, timer interrupts and user faults (the cause of each holder descheduling)" },
+      { name: "sched_features", kind: "string", pattern: /^(NO_)?[A-Z_]+(,(NO_)?[A-Z_]+)*$/, patternText: "debugfs sched/features words such as NO_HRTICK, comma-separated", doc: "debugfs sched/features words written once at boot" },
+      { name: "micro_args", kind: "string", doc: "micro-benchmark arguments appended to every run (the known cases, e.g. --syscall-in-cs 65536)" },
+      { name: "host", kind: "bool", default: false, doc: "the same runs on this machine's kernel instead of a VM (root; tracefs and debugfs mounted): the mode as it is, extension off unless asked" },
     ],
     validate: (p) => {
-      if (n(p, "threads") + n(p, "hogs") <= n(p, "cpus")) throw new UserError(`threads ${n(p, "threads")} + hogs ${n(p, "hogs")}: expected more than cpus ${n(p, "cpus")} (the runs must be oversubscribed)`);
+      if (p.host && n(p, "cpus") !== 1) throw new UserError("host: the runs use this machine's CPUs; cpus does not apply");
+      if (!p.host && n(p, "threads") + n(p, "hogs") <= n(p, "cpus")) throw new UserError(`threads ${n(p, "threads")} + hogs ${n(p, "hogs")}: expected more than cpus ${n(p, "cpus")} (the runs must be oversubscribed)`);
     },
     plan: (p) => {
-      const cells = (p.modes as string[]).length * (p.pages as string[]).length * (p.extensions as string[]).length;
+      const cells = (p.host ? 1 : (p.modes as string[]).length) * (p.pages as string[]).length * (p.extensions as string[]).length;
       const runs = n(p, "blocks") * cells;
       return {
         runs,
-        seconds: 120 + runs * (n(p, "duration") * 40 + 30),
-        text: `${n(p, "blocks")} randomised blocks × ${cells} cells (mode ${(p.modes as string[]).join(",")} × pages ${(p.pages as string[]).join(",")} × extension ${(p.extensions as string[]).join(",")}; seed ${n(p, "seed")}) = ${runs} runs of ${n(p, "duration")} s, micro-benchmark ${n(p, "threads")} threads + ${n(p, "hogs")} hogs, ${n(p, "cs_ns")} ns sections ±${n(p, "jitter_pct")} %, a first touch every ${n(p, "fault_every")}th, in one ${String(p.accel)} boot with ${n(p, "cpus")} vCPU`,
+        seconds: (p.host ? 0 : 120) + runs * (n(p, "duration") * (p.host ? 1 : 40) + 30),
+        text: p.host ? `${n(p, "blocks")} randomised blocks × pages ${(p.pages as string[]).join(",")} × extension ${(p.extensions as string[]).join(",")} on this machine's kernel (its preemption mode as it is) = ${n(p, "blocks") * (p.pages as string[]).length * (p.extensions as string[]).length} runs of ${n(p, "duration")} s` : `${n(p, "blocks")} randomised blocks × ${cells} cells (mode ${(p.modes as string[]).join(",")} × pages ${(p.pages as string[]).join(",")} × extension ${(p.extensions as string[]).join(",")}; seed ${n(p, "seed")}) = ${runs} runs of ${n(p, "duration")} s, micro-benchmark ${n(p, "threads")} threads + ${n(p, "hogs")} hogs, ${n(p, "cs_ns")} ns sections ±${n(p, "jitter_pct")} %, a first touch every ${n(p, "fault_every")}th, in one ${String(p.accel)} boot with ${n(p, "cpus")} vCPU`,
       };
     },
     verdictFile: "predictions.json",
     bootsVm: true,
     load: () => import("./mechanism-micro.js").then((m) => ({ run: m.mechanismMicro })),
+  },
+  {
+    name: "mechanism-pg",
+    summary: "the mechanism factorial on PostgreSQL 18 (the diag build): faults and involuntary switches inside spin-style lock holds, where the traced preempted holders were, grants, huge pages held; mode × huge_pages × slice_extension, one VM boot per block",
+    params: [
+      { name: "blocks", kind: "int", default: 3, min: 1, doc: "randomised blocks (every cell once per block)" },
+      { name: "modes", kind: "list", default: ["full", "lazy"], choices: ["full", "lazy"], doc: "preemption modes (debugfs sched/preempt, switched per run)" },
+      { name: "huge_pages", kind: "list", default: ["off", "on"], choices: ["off", "on"], doc: "the server's huge_pages (on: reserved from shared_memory_size_in_huge_pages)" },
+      { name: "extensions", kind: "list", default: ["off", "on"], choices: ["off", "on"], doc: "the server's slice_extension" },
+      { name: "seed", kind: "int", default: 1, min: 0, doc: "the plan's seed" },
+      { name: "duration", kind: "number", default: 2, above: 0, doc: "seconds of pgbench per run (guest time)" },
+      { name: "shared_buffers", kind: "string", default: "1GB", pattern: /^\d+(kB|MB|GB)$/, patternText: "a size such as 512MB or 1GB", doc: "shared_buffers (large against the VM's memory)" },
+      { name: "scale", kind: "int", default: 2, min: 1, doc: "pgbench -i -s" },
+      { name: "clients", kind: "int", default: 3, min: 1, doc: "persistent select-only sessions (the load)" },
+      { name: "connect_clients", kind: "int", default: 2, min: 0, doc: "sessions connecting for every transaction (pgbench -C: new backends)" },
+      { name: "bin", kind: "string", doc: "bin directory of a diagnostic build (default: `slicelab postgres build --variant diag`, built when missing)" },
+      { name: "mem", kind: "int", default: 3072, min: 512, doc: "the VM's memory (MiB)" },
+      { name: "accel", kind: "enum", default: "tcg-icount", choices: ["tcg-icount", "tcg", "kvm"], doc: "the VM's accelerator" },
+      { name: "kernel", kind: "string", doc: "the guest's bzImage (default: the kit's cached 7.2 kernel)" },
+      { name: "timeout", kind: "int", min: 1, doc: "seconds per boot (default: from the block's runs)" },
+    ],
+    plan: (p) => {
+      const cells = (p.modes as string[]).length * (p.huge_pages as string[]).length * (p.extensions as string[]).length;
+      const runs = n(p, "blocks") * cells;
+      return {
+        runs,
+        seconds: 120 + runs * (n(p, "duration") * 40 + 120),
+        text: `${n(p, "blocks")} randomised blocks × ${cells} cells (mode ${(p.modes as string[]).join(",")} × huge_pages ${(p.huge_pages as string[]).join(",")} × extension ${(p.extensions as string[]).join(",")}; seed ${n(p, "seed")}) = ${runs} runs of ${n(p, "duration")} s, each a fresh server (shared_buffers ${String(p.shared_buffers)}, scale ${n(p, "scale")}, ${n(p, "clients")} sessions + ${n(p, "connect_clients")} connecting per transaction), in ${String(p.accel)} boots with 1 vCPU, ${n(p, "mem")} MiB`,
+      };
+    },
+    verdictFile: "cells.json",
+    bootsVm: true,
+    load: () => import("./mechanism-pg.js").then((m) => ({ run: m.mechanismPg })),
   },
   {
     name: "mechanism-sweep",

@@ -1,14 +1,15 @@
 /**
  * The mechanism factorial as a study driver (study mechanism-micro): `slicelab study run
- * mechanism-micro` boots the kit's 7.2 kernel once and runs the plan of `planRuns` (the same runs
- * `slicelab mechanism run` makes), then writes the mechanism record's files into out/: rows.json,
+ * mechanism-micro` (and `slicelab mechanism run`, its alias) boots the kit's 7.2 kernel once per
+ * block and runs the plan of `planRuns` (src/drivers/mechanism/), or with host=true the same runs
+ * on this machine's kernel, then writes the mechanism record's files into out/: rows.json,
  * rows.csv, provenance.json, cells.json, predictions.json and answer.txt. The runner writes the
  * envelope. The same plan, made resumable and bounded by a budget, is what `slicelab bundle` ships.
  */
 import { cachedKernel, defaultKernelImage } from "../../kernel/ensure.js";
-import { loadAverage } from "../../bench/provenance.js";
-import { runMechanismInVm, type ExtLevel, type PageLevel, type PreemptMode } from "../../vm/mechanism.js";
-import { writeMicroFiles } from "../../vm/mechanism-files.js";
+import { loadAverage } from "../../record/provenance.js";
+import { runMechanismInVm, runMechanismOnHost, type ExtLevel, type MechanismRun, type PageLevel, type PreemptMode } from "../../drivers/mechanism/index.js";
+import { writeMicroFiles } from "./mechanism-files.js";
 import type { Accel } from "../../vm/qemu.js";
 import { UserError } from "../../util/errors.js";
 import type { DriverContext, DriverResult } from "./index.js";
@@ -25,19 +26,24 @@ export function consoleLines(log: (line: string) => void): (chunk: string) => vo
   };
 }
 
+/** The command line that makes the same runs again: the study and every parameter as the driver got it. */
+export function driverCommand(p: DriverContext["params"], study: string): string[] {
+  const pass = Object.entries(p).filter(([, v]) => v !== undefined).flatMap(([k, v]) => ["--param", `${k}=${Array.isArray(v) ? v.join(",") : String(v)}`]);
+  return ["slicelab", "study", "run", study, ...pass];
+}
+
 export async function mechanismMicro(ctx: DriverContext): Promise<DriverResult> {
   const p = ctx.params;
   const num = (k: string) => p[k] as number;
-  const rec = cachedKernel();
-  const kernel = defaultKernelImage();
+  const str = (k: string) => (typeof p[k] === "string" && p[k] !== "" ? (p[k] as string) : undefined);
+  const words = (k: string, sep: RegExp) => str(k)?.split(sep).map((x) => x.trim()).filter((x) => x !== "");
+  const host = p.host === true;
+  const rec = host || str("kernel") ? undefined : cachedKernel();
+  const kernel = host ? "(host)" : (str("kernel") ?? defaultKernelImage());
   const started = new Date().toISOString();
   const loadStart = loadAverage();
   const levels = { modes: p.modes as PreemptMode[], pages: p.pages as PageLevel[], extensions: p.extensions as ExtLevel[] };
-  const r = await runMechanismInVm({
-    kernel,
-    kernelRelease: rec?.version,
-    accel: p.accel as Accel,
-    cpus: num("cpus"),
+  const common = {
     blocks: num("blocks"),
     ...levels,
     seed: num("seed"),
@@ -48,17 +54,34 @@ export async function mechanismMicro(ctx: DriverContext): Promise<DriverResult> 
     faultEvery: num("fault_every"),
     regionMiB: num("region_mib"),
     jitterPct: num("jitter_pct"),
+    timeoutS: p.timeout === undefined ? undefined : num("timeout"),
     onConsole: consoleLines(ctx.log),
-  });
-  if (r.rows.length === 0) throw new UserError(`no run produced a row (VM exit ${r.vm.exitStatus ?? "none"}${r.vm.timedOut ? ", timed out" : ""}); raw files in ${r.rawDir}`);
+  };
+  const r: MechanismRun = host
+    ? await runMechanismOnHost({ ...common, modes: undefined })
+    : await runMechanismInVm({
+        ...common,
+        kernel,
+        kernelRelease: rec?.version,
+        accel: p.accel as Accel,
+        cpus: num("cpus"),
+        memMiB: num("mem"),
+        attribute: p.attribute === true,
+        schedFeatures: words("sched_features", /,/),
+        extraMicroArgs: words("micro_args", /\s+/),
+      });
+  if (r.rows.length === 0) {
+    throw new UserError(`no run produced a row (${host ? "host" : "VM"} exit ${r.vm.exitStatus ?? "none"}${r.vm.timedOut ? ", timed out" : ""}; ${r.guest.notes ?? ""} ${r.failed.slice(0, 3).map((f) => `${f.run}: ${f.reason}`).join("; ")}); raw files in ${r.rawDir}`);
+  }
   writeMicroFiles(ctx.out, r, {
-    command: ["slicelab", "study", "run", "mechanism-micro"],
+    command: driverCommand(p, "mechanism-micro"),
     started,
     ended: new Date().toISOString(),
     loadStart,
     loadEnd: loadAverage(),
     design: { blocks: num("blocks"), seed: num("seed"), factors: { mode: r.levels.modes, pages: r.levels.pages, extension: r.levels.extensions } },
-  }, { host: false, accel: String(p.accel), kernel, rec });
+  }, { host, accel: host ? "host" : String(p.accel), kernel, rec });
   ctx.log(`${r.rows.length} runs with a row, ${r.failed.length} without (${r.failed.map((f) => `${f.run}: ${f.reason}`).join("; ") || "none"})`);
-  return { binDirs: [], envelope: mechanismEnvelope(ctx.out) };
+  // on this machine's kernel the runner's own envelope (this host, its kernel) is the true one
+  return { binDirs: [], envelope: host ? undefined : mechanismEnvelope(ctx.out) };
 }

@@ -8,9 +8,9 @@
  */
 import { cachedKernel, defaultKernelImage } from "../../kernel/ensure.js";
 import { loadAverage, kitInfo, hostInfo } from "../../bench/provenance.js";
-import { defaultShape, runMechanismInVm, type PlannedRun, type PreemptMode } from "../../vm/mechanism.js";
+import { defaultShape, runMechanismInVm, type PlannedRun, type PreemptMode } from "../../drivers/mechanism/index.js";
 import { blockedPlan } from "../../vm/blocked-plan.js";
-import { rowsCsv, writeRunFiles } from "../../vm/mechanism-files.js";
+import { rowsCsv, writeRunFiles } from "./mechanism-files.js";
 import { sweepCells } from "../../analysis/mechanism-model-sweep.js";
 import { consoleLines } from "./mechanism-micro.js";
 import type { Accel } from "../../vm/qemu.js";

@@ -29,23 +29,24 @@ import { spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { parseHolderTrace, summariseHolderTrace, HOLD_LOG_HEADER, TRACE_SEPARATOR } from "../parse/holder-trace.js";
-import { parsePgbench } from "../parse/pgbench.js";
-import { diffRseqStats, parseRseqStats } from "../parse/rseq-stats.js";
-import { ParseError, UserError } from "../util/errors.js";
-import { workDir } from "../util/paths.js";
-import { splitLines } from "../parse/text.js";
-import { blockedPlan, factorial, type PlanSlot } from "./blocked-plan.js";
-import { buildPostgres, type BuildRecord } from "../postgres/build.js";
-import { resolveSource } from "../postgres/source.js";
-import { ensurePgUser } from "../postgres/user.js";
-import { shQuote } from "./guest-init.js";
-import { activePreemptMode, firstDeschedClasses, sliceCounters, type ExtLevel, type PreemptMode } from "./mechanism.js";
-import { type Accel, type VmResult } from "./qemu.js";
-import { bootPerBlock } from "./block-boots.js";
-import { utcStamp } from "../record/format.js";
+import { parseHolderTrace, summariseHolderTrace, HOLD_LOG_HEADER, TRACE_SEPARATOR } from "../../parse/holder-trace.js";
+import { parsePgbench } from "../../parse/pgbench.js";
+import { diffRseqStats, parseRseqStats } from "../../parse/rseq-stats.js";
+import { ParseError, UserError } from "../../util/errors.js";
+import { workDir } from "../../util/paths.js";
+import { splitLines } from "../../parse/text.js";
+import { blockedPlan, factorial, type PlanSlot } from "../../vm/blocked-plan.js";
+import { buildPostgres, type BuildRecord } from "../../postgres/build.js";
+import { resolveSource } from "../../postgres/source.js";
+import { ensurePgUser } from "../../postgres/user.js";
+import { shQuote } from "../../vm/guest-init.js";
+import { activePreemptMode, firstDeschedClasses, sliceCounters, type ExtLevel, type PreemptMode } from "../mechanism/index.js";
+import { type Accel, type VmResult } from "../../vm/qemu.js";
+import { bootPerBlock } from "../../vm/block-boots.js";
+import { utcStamp } from "../../util/stamp.js";
+import type { HugeLevel, PgMechanismRow } from "./row.js";
+export * from "./row.js";
 
-export type HugeLevel = "off" | "on";
 
 export interface PgCell {
   mode: PreemptMode;
@@ -257,55 +258,6 @@ export function parseHugeMeminfo(text: string, file: string): HugeMeminfo {
 }
 
 /** One row per run of the PostgreSQL factorial. */
-export interface PgMechanismRow {
-  run: string;
-  block: number;
-  order: number;
-  seed: number;
-  mode: PreemptMode;
-  modeActive: string;
-  kernelRelease: string;
-  accel: Accel;
-  hugePages: HugeLevel;
-  /** SHOW huge_pages_status after start (on/off). */
-  hugePagesStatus: string;
-  /** Huge pages in use or reserved by the server after start: Total − Free + Rsvd. */
-  hugePagesTaken: number;
-  hugePagesTotal: number;
-  extension: ExtLevel;
-  sliceExtensionStatus: string;
-  durationS: number;
-  /** Outermost spin-style holds of all server processes (diag counters). */
-  holds: number;
-  faultedHolds: number;
-  faultsUnderLock: number;
-  /** Holds with an involuntary switch (getrusage ru_nivcsw): an upper bound on holder preemptions. */
-  preemptedHolds: number;
-  faultedPreemptedHolds: number;
-  grantedHolds: number;
-  faultedGrantedHolds: number;
-  backendProcesses: number;
-  /** From the trace: logged holds whose holder was switched out, by where. */
-  deschedHolds: number;
-  kernelFault: number;
-  kernelOther: number;
-  returnFault: number;
-  returnInterrupt: number;
-  returnSyscall: number;
-  voluntary: number;
-  unclassified: number;
-  logLost: number;
-  lostEvents: number;
-  /** Kernel counters (rseq/stats deltas). */
-  grants: number | null;
-  expired: number | null;
-  revoked: number | null;
-  yields: number | null;
-  tpsLoad: number;
-  tpsConnect: number;
-  transactionsLoad: number | null;
-  transactionsConnect: number | null;
-}
 
 function readIf(p: string): string | null {
   return existsSync(p) ? readFileSync(p, "utf8") : null;

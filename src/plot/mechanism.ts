@@ -5,9 +5,9 @@
  * interrupt or syscall), beside the holds whose end a grant covered.
  */
 import * as Plot from "@observablehq/plot";
-import { renderSvg, type EvidenceBadge } from "../plot/render.js";
-import { CATEGORY_COLORS, INK, MUTED, SIZE } from "../plot/style.js";
-import type { CellSummary } from "./mechanism.js";
+import { renderSvg, type EvidenceBadge } from "./render.js";
+import { CATEGORY_COLORS, INK, MUTED, SIZE } from "./style.js";
+import type { CellSummary } from "../analysis/mechanism.js";
 
 export interface MechanismFigureOptions {
   width?: number;

@@ -9,7 +9,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { UserError } from "../util/errors.js";
+import { UserError } from "../../util/errors.js";
 import {
   isUnknown,
   RECORD_FILE,
@@ -20,7 +20,7 @@ import {
   writeRecord,
   type Field,
   type RecordEnvelope,
-} from "../record/format.js";
+} from "../../record/format.js";
 
 export const MECHANISM_STUDY = "dipietro-2026";
 

@@ -1,13 +1,11 @@
 /**
- * Figure of a traced run (src/vm/trace.ts): the grant-duration histograms of the
+ * Figure of a traced run (src/study/drivers/slice-trace.ts): the grant-duration histograms of the
  * two methods, side by side on octave bins (log x axis), one facet row per
  * method. Input: the `histograms` list of SliceTraceAnalysis (outcome "all").
- * (A histogram helper belongs in src/plot/ once one is shared; it lives here
- * with the only caller for now.)
  */
 import * as Plot from "@observablehq/plot";
-import { renderSvg, type FigureOptions } from "../plot/render.js";
-import { SIDE_COLORS } from "../plot/style.js";
+import { renderSvg, type FigureOptions } from "./render.js";
+import { SIDE_COLORS } from "./style.js";
 import type { HistogramBin } from "../parse/slice-trace.js";
 
 export interface GrantHistogramOptions extends FigureOptions {

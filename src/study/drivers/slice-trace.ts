@@ -19,20 +19,20 @@ import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { basename, join, relative } from "node:path";
-import { kitInfo, hostInfo } from "../record/provenance.js";
-import { loadProtocol, resolveWorkloads } from "../bench/protocol.js";
-import { buildMicro, type MicroRun } from "../micro/driver.js";
-import { readBuildRecord, type BuildRecord } from "../kernel/build.js";
-import { sha256File } from "../kernel/fetch.js";
-import { defaultSeriesDir, readSeriesFile } from "../kernel/patch.js";
-import { kernelCacheDir, type KernelTree } from "../kernel/tree.js";
-import { diffRseqStats, parseRseqStats, type RseqStatsDiff } from "../parse/rseq-stats.js";
-import { analyseSliceTrace, parseSliceTrace, type SliceTrace, type SliceTraceAnalysis } from "../parse/slice-trace.js";
-import { ParseError, UserError } from "../util/errors.js";
-import { freshRawDir, writeFileAtomic } from "../util/fs.js";
-import { utcStamp } from "../record/format.js";
-import { repoRoot } from "../util/paths.js";
-import { runVm, type Accel, type VmResult } from "./qemu.js";
+import { kitInfo, hostInfo } from "../../record/provenance.js";
+import { loadProtocol, resolveWorkloads } from "../../bench/protocol.js";
+import { buildMicro, type MicroRun } from "../../micro/driver.js";
+import { readBuildRecord, type BuildRecord } from "../../kernel/build.js";
+import { sha256File } from "../../kernel/fetch.js";
+import { defaultSeriesDir, readSeriesFile } from "../../kernel/patch.js";
+import { kernelCacheDir, type KernelTree } from "../../kernel/tree.js";
+import { diffRseqStats, parseRseqStats, type RseqStatsDiff } from "../../parse/rseq-stats.js";
+import { analyseSliceTrace, parseSliceTrace, type SliceTrace, type SliceTraceAnalysis } from "../../parse/slice-trace.js";
+import { ParseError, UserError } from "../../util/errors.js";
+import { freshRawDir, writeFileAtomic } from "../../util/fs.js";
+import { utcStamp } from "../../record/format.js";
+import { repoRoot } from "../../util/paths.js";
+import { runVm, type Accel, type VmResult } from "../../vm/qemu.js";
 
 /** sha256 over the series' patch names and contents, as `slicelab kernel patch` computes it. */
 export function seriesSha256(dir = defaultSeriesDir()): string {
