@@ -162,7 +162,11 @@ test("Dipietro 2026: a fifth source, figures as the write-ups print them, with f
   assert.equal(s.verdict, "consistent");
   assert.match(claim("dipietro-2026/bisected-commit").claim, /7dadeaa6e851 \("sched: Further restrict the preemption modes"\)/);
   // Issue 28 item 7: "no drop seen" in a 2-vCPU guest says nothing about a 96-vCPU regression.
-  assert.match(e.reproduction.note, /no drop distinguishable in this guest \(one of 49% would have exceeded its ±44% detection limit\)/);
+  // Issue 28 item 5: emulated throughput as counts (runs, mean tps per side), no p-value, no test.
+  assert.match(e.reproduction.note, /\(none on 6\.1\.176: 7 runs, mean 304\.8 tps → lazy on 7\.2\.13: 7 runs, mean 331\.1 tps; no significance test: under plain TCG tps measures the emulator, not the kernel's speed\)/);
+  assert.match(e.reproduction.note, /A drop of 49% would have exceeded the ±44% these runs' spread could resolve, and none that large shows \(\+8\.6%\)/);
+  assert.doesNotMatch(e.reproduction.note, /Welch|p = /);
+  assert.equal(e.values.vmLazyVsNoneP, undefined);
   assert.match(e.reproduction.note, /says nothing about a regression measured on a 96-vCPU Graviton4 \(EC2 m8g\.24xlarge\) with 1,024 clients: it neither reproduces nor contradicts the post/);
   assert.doesNotMatch(e.reproduction.note, /no drop seen/);
   const h = claim("dipietro-2026/huge-pages-mitigation");
@@ -187,7 +191,10 @@ test("Dipietro 2026: the rseq suggestion's verdict comes from the mechanism stud
   close(v(e, "onVsOffPct_full"), 0.4358023, 1e-6, "full on vs off");
   close(v(e, "onVsOffPct_lazy"), -5.3500379, 1e-6, "lazy on vs off");
   assert.equal(e.verdict, "not yet reproduced");
-  assert.match(e.reason, /No throughput effect is distinguishable in the 2-vCPU TCG guest, whose runs could not show a gain smaller than about 29%/);
+  // Issue 28 item 5: throughput under TCG as counts, without a significance test or a p-value.
+  assert.match(e.reason, /Throughput under plain TCG is not a measure of speed, so it gets no test: full: 7 runs off, mean 237\.7 tps → 7 runs on, 238\.7 tps \(\+0\.4%; the runs' spread resolves ±44%\); lazy: 7 runs off, mean 331\.1 tps → 7 runs on, 313\.4 tps \(-5\.4%; the runs' spread resolves ±29%\)/);
+  for (const text of [e.reason, e.recomputed, e.reproduction.note]) assert.doesNotMatch(text, /Welch p|p = 0/);
+  assert.equal(e.values.onVsOffP_full, undefined);
   // Issue 28 item 8: the evidence that bears on it is the mechanism records, linked and read.
   assert.deepEqual(e.reproduction.records, [
     "data/runs/mechanism-2026/20261201T193546Z",

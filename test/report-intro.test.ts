@@ -70,3 +70,12 @@ test("waitMeanReading: the callers sum to the lock row per acquisition, not per 
   assert.match(w.text, /His conclusion stands either way: that is 0\.0082% or 0\.023% of the run's 8,253 CPU-seconds/);
   assert.throws(() => waitMeanReading(lahr.rows.filter((r) => !r.name.startsWith("sem_ids")), cpu, 0.7), /no 8-way sem_ids lock row/);
 });
+
+test("notebook 00's timeline: title and takeaway from the events (issue 28 item 4): 11 events, 2001–2026, 4 published posts", async () => {
+  const { historyFigureText } = await import("../src/report/history.js");
+  assert.deepEqual(historyFigureText(), {
+    title: "Lock-holder preemption on Linux, 2001–2026",
+    takeaway: "11 events over 25 years; 4 are the posts whose numbers this kit recomputes (the others: 7 mentions and public reports).",
+  });
+  assert.throws(() => historyFigureText([]), /no events to draw/);
+});

@@ -3,6 +3,8 @@
  * of the measured runs, and the sentence on it, whose words follow the figures (tested in
  * test/analysis-lock-collected.test.ts).
  */
+import { median } from "../stats/index.js";
+
 export interface KernelLockTime {
   name: string;
   waitS: number;
@@ -110,4 +112,47 @@ export function lockTableSamplingParagraph(a: SeriesWaitRow[], b: SeriesWaitRow[
     `(LWLock share A ${waitShare(a, "LWLock").toFixed(1)} %, B ${waitShare(b, "LWLock").toFixed(1)} %, on ${a[0]?.active ?? 0} and ${b[0]?.active ?? 0} observations): ` +
     samplingReading(perSample, clients);
   return { text, perSample };
+}
+
+/** Per series/workload over the measured runs: median involuntary share of switches, its range, median switches per transaction. */
+export interface InvoluntaryByWorkload {
+  key: string;
+  runs: number;
+  inv: number;
+  min: number;
+  max: number;
+  perTx: number;
+}
+
+/** Notebook 06's ctxsw summary (issue 28 item 12: the median was taken in the cell), highest median first. */
+export function involuntaryByWorkload(rows: readonly { series: string; workload: string; warmup: boolean; involuntaryPct: number; perTransaction: number }[]): InvoluntaryByWorkload[] {
+  return [...new Set(rows.map((r) => `${r.series}/${r.workload}`))]
+    .map((key) => {
+      const rs = rows.filter((r) => `${r.series}/${r.workload}` === key && !r.warmup);
+      const inv = rs.map((r) => r.involuntaryPct);
+      return { key, runs: rs.length, inv: median(inv), min: Math.min(...inv), max: Math.max(...inv), perTx: median(rs.map((r) => r.perTransaction)) };
+    })
+    .filter((w) => w.runs > 0)
+    .sort((a, b) => b.inv - a.inv);
+}
+
+/** Below this median share of involuntary switches, "almost always voluntarily". */
+export const MOSTLY_VOLUNTARY_PCT = 5;
+
+/** The sentence under the ctxsw table: highest and lowest median, and the lock-table series' reading when it is there. */
+export function involuntarySentence(by: readonly InvoluntaryByWorkload[], lockTableKey: string, hogs: number | null): string {
+  if (by.length === 0) return "No measured run recorded context switches.";
+  const f = (x: number, d = 2) => x.toFixed(d);
+  const hi = by[0]!;
+  const lo = by[by.length - 1]!;
+  const ltw = by.find((w) => w.key === lockTableKey);
+  return (
+    `Median share of involuntary switches over the measured runs: highest for **${hi.key}** (${f(hi.inv)} %, runs ${f(hi.min)}–${f(hi.max)} %, ` +
+    `${f(hi.perTx)} switches per transaction), lowest for **${lo.key}** (${f(lo.inv)} %). ` +
+    (ltw
+      ? `In the lock-table A/A series the backends were preempted in ${f(ltw.inv)} % of their switches (median of ${ltw.runs} runs)${hogs ? ` with ${hogs} CPU hogs competing for the CPUs` : ""}: ` +
+        `a backend gave up its CPU ${f(ltw.perTx, 1)} times per transaction, ${ltw.inv < MOSTLY_VOLUNTARY_PCT ? `almost always voluntarily (under ${MOSTLY_VOLUNTARY_PCT} % involuntary)` : `often involuntarily (${MOSTLY_VOLUNTARY_PCT} % or more)`}. `
+      : "") +
+    `Which of the involuntary switches hit a lock holder these counts cannot tell; the slice-extension counters (next section; VM kernel) count that.`
+  );
 }

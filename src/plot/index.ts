@@ -4,6 +4,7 @@
  */
 export { renderSvg, svgToPng, svgToPixels, normaliseIds, textWidth, wrapText, type FigureOptions, type PngOptions, type EvidenceBadge, type LegendItem } from "./render.js";
 export { tpsRunsPlot, tpsRunsSummary, tpsRunsTakeaway, type TpsRunsOptions, type SideSummary } from "./tps-runs.js";
+export { loadScatterPlot, loadScatterTakeaway, type LoadScatterOptions } from "./load-scatter.js";
 export { runTimelinePlot, runTimelineTakeaway, type RunTimelineOptions } from "./run-timeline.js";
 export { bootstrapPlot, bootstrapTakeaway, type BootstrapOptions } from "./bootstrap.js";
 export { lockContentionPlot, lockContentionTakeaway, LOCK_CON_LABEL, type LockContentionOptions } from "./lock-contention.js";

@@ -193,3 +193,16 @@ export function historyEvents(): HistoryEvent[] {
 export function historyTable(events: HistoryEvent[] = historyEvents()) {
   return aq.from(events.map((e) => ({ date: e.date, label: e.label, approximate: e.approximate, who: e.who, basis: e.basis })));
 }
+
+/** The timeline's title and one-line takeaway, from the events (issue 28 item 4: notebook 00's figure had neither). */
+export function historyFigureText(events: HistoryEvent[] = historyEvents()): { title: string; takeaway: string } {
+  if (events.length === 0) throw new UserError("history: no events to draw");
+  const years = events.map((e) => Number(e.date.slice(0, 4)));
+  const first = Math.min(...years);
+  const last = Math.max(...years);
+  const published = events.filter((e) => e.basis === "published data").length;
+  return {
+    title: `Lock-holder preemption on Linux, ${first}–${last}`,
+    takeaway: `${events.length} events over ${last - first} years; ${published} are the posts whose numbers this kit recomputes (the others: ${events.length - published} mentions and public reports).`,
+  };
+}
