@@ -8,6 +8,7 @@
  * writes one results directory with RESULTS.json and SHA256SUMS for `slicelab import`.
  */
 import { BUNDLE_FORMAT, RESULTS_FORMAT, type BundleManifest } from "./format.js";
+import { runShVm } from "./vm.js";
 
 /** The results directory's files at depth ≤ 3, for SHA256SUMS (no find/xargs: coreutils only). */
 const LIST_FILES = `list_files() {
@@ -16,10 +17,11 @@ const LIST_FILES = `list_files() {
 
 export function runScript(m: BundleManifest): string {
   const plans = m.plans.map((p) => `${p.name}:${p.runs}:${p.perBlock}`).join(" ");
+  const vm = runShVm(m.vm, { estimateRunS: m.estimateRunS });
   return `#!/bin/sh
 # run.sh: slicelab bundle ${BUNDLE_FORMAT} for study ${m.study} (kit ${m.made.kitCommit.slice(0, 12)}, made ${m.made.at}).
 # Needs: root, a POSIX sh, coreutils, grep, sed, gzip; no network, no compiler, no package manager.
-#   sh run.sh [--budget SECONDS] [--out DIR] [--keep-mode] [--no-trace] [--check]
+#   sh run.sh [--budget SECONDS] [--out DIR] [--keep-mode] [--no-trace] [--check]${m.vm ? " [--vm-accel A]" : ""}
 # Writes one results directory (default: results-${m.study}-HOST beside this file) with SHA256SUMS.
 # Send it back, or \`slicelab import DIR\` it. Run the same command again to resume after Ctrl-C.
 set -u
@@ -34,7 +36,7 @@ usage() {
   echo "  --keep-mode  do not switch the preemption mode (run in the current one only)"
   echo "  --no-trace   without tracefs: hold times, faults and switch counts, no classified deschedulings"
   echo "  --check      the checks and the chosen plan only; runs nothing"
-  exit "\${1:-2}"
+${vm.usage ? `${vm.usage}\n` : ""}  exit "\${1:-2}"
 }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -43,6 +45,7 @@ while [ $# -gt 0 ]; do
     --keep-mode) KEEP=1; shift ;;
     --no-trace) NOTRACE=1; shift ;;
     --check) CHECK=1; shift ;;
+    ${vm.option}
     -h|--help) usage 0 ;;
     *) echo "run.sh: unknown option \\"$1\\" (sh run.sh --help)" >&2; exit 2 ;;
   esac
@@ -81,14 +84,16 @@ printf '%s\\n' "$PROBE" | grep -q '^prctl_set=ok$' && printf '%s\\n' "$PROBE" | 
 if [ $EXT = 1 ]; then PATH_KIND=native; else PATH_KIND=reference; fi
 if [ $DYN = 1 ]; then P=dyn; else P=cur; fi
 if [ $EXT = 1 ]; then PLAN=$P-ext; else PLAN=$P-noext; fi
+${vm.choose}
 set -- ${plans}
 PLAN_RUNS=; PLAN_BLOCK=
 for x in "$@"; do case "$x" in "$PLAN":*) PLAN_RUNS=$(echo "$x" | cut -d: -f2); PLAN_BLOCK=$(echo "$x" | cut -d: -f3) ;; esac; done
 [ -n "$PLAN_RUNS" ] || refuse "the bundle has no plan $PLAN"
-NEED_HUGE=${m.hugePages}
+NEED_HUGE=${m.hugePages}; [ $VM = 1 ] && NEED_HUGE=0
 HUGE0=$(cat /proc/sys/vm/nr_hugepages 2>/dev/null || echo 0)
 AVAIL_KB=$(sed -n 's/^MemAvailable: *\\([0-9]*\\) kB/\\1/p' /proc/meminfo)
-[ "\${AVAIL_KB:-0}" -ge ${m.memoryKiB} ] || refuse "only \${AVAIL_KB:-0} kB of memory available; the plan needs ${m.memoryKiB} kB (the region, huge pages and traces)"
+MEM_NEED=\${MEM_NEED:-${m.memoryKiB}}
+[ "\${AVAIL_KB:-0}" -ge $MEM_NEED ] || refuse "only \${AVAIL_KB:-0} kB of memory available; the plan needs $MEM_NEED kB (the region, huge pages and traces$( [ $VM = 1 ] && echo ", in the guest's memory"))"
 H=$(uname -n 2>/dev/null || echo host)
 [ -n "$OUT" ] || OUT="$HERE/results-$STUDY-$H"
 mkdir -p "$OUT" || refuse "cannot create the results directory $OUT"
@@ -99,8 +104,8 @@ if [ -f "$OUT/RESULTS.json" ]; then
   grep -q "\\"bundle\\":\\"$BUNDLE_ID\\"" "$OUT/RESULTS.json" || refuse "$OUT holds results of another bundle (see its RESULTS.json): choose another --out"
   grep -q "\\"plan\\":\\"$PLAN\\"" "$OUT/RESULTS.json" || refuse "$OUT holds results of another plan (this machine now gives plan $PLAN): choose another --out"
 fi
-say "path $PATH_KIND (slice extension $( [ $EXT = 1 ] && echo available || echo unavailable: extension off only)); plan $PLAN: $PLAN_RUNS runs, $PLAN_BLOCK per block; preemption modes accepted:\${ACCEPTED:- none switchable (current: \${MODE0:-unreadable})}; tracing $( [ $TRACE = 1 ] && echo on || echo off); budget $BUDGET s"
-say "kvm path: not in this bundle (made without --with-vm)"
+say "path $PATH_KIND (slice extension $( [ $EXT = 1 ] && echo available || { [ $VM = 1 ] && echo "unavailable in this kernel: the bundle's kernel in a guest" || echo "unavailable: extension off only"; } )); plan $PLAN: $PLAN_RUNS runs, $PLAN_BLOCK per block; preemption modes accepted:\${ACCEPTED:- none switchable (current: \${MODE0:-unreadable})}; tracing $( [ $TRACE = 1 ] && echo on || echo off); budget $BUDGET s"
+${vm.say}
 [ $CHECK = 1 ] && exit 0
 
 # --- the machine, and how to put it back ----------------------------------
@@ -146,9 +151,9 @@ finish() {
   put_back
   grep -E '^cpu[0-9 ]' /proc/stat > "$M/stat-after.$SESSION"
   done_runs=$(ls "$OUT/runs" 2>/dev/null | while read -r r; do [ -f "$OUT/runs/$r/status" ] && echo "$r"; done | grep -c .)
-  printf '{"format":"%s","study":"%s","bundle":"%s","bundleFormat":%s,"path":"%s","plan":"%s","plannedRuns":%s,"runsWithStatus":%s,"traced":%s,"budgetS":%s,"session":%s,"started":"%s","ended":"%s","complete":%s}\\n' \\
+  printf '{"format":"%s","study":"%s","bundle":"%s","bundleFormat":%s,"path":"%s","plan":"%s","plannedRuns":%s,"runsWithStatus":%s,"traced":%s,"budgetS":%s,"session":%s,"started":"%s","ended":"%s","complete":%s%s}\\n' \\
     "${RESULTS_FORMAT}" "$STUDY" "$BUNDLE_ID" ${BUNDLE_FORMAT} "$PATH_KIND" "$PLAN" "$PLAN_RUNS" "$done_runs" \\
-    "$( [ $TRACE = 1 ] && echo true || echo false)" "$BUDGET" "$SESSION" "$STARTED" "$(stamp)" "$complete" > "$OUT/RESULTS.json"
+    "$( [ $TRACE = 1 ] && echo true || echo false)" "$BUDGET" "$SESSION" "$STARTED" "$(stamp)" "$complete" "$VM_JSON" > "$OUT/RESULTS.json"
   cp "$HERE/MANIFEST.json" "$OUT/MANIFEST.json"
   cp "$HERE/plans/$PLAN.json" "$OUT/plan.json"
   ( cd "$OUT" && list_files | while read -r f; do sha256sum "$f"; done > SHA256SUMS )
@@ -165,10 +170,14 @@ echo "$PLAN" > "$OUT/plan-name"
 rm -f "$OUT/not-run"
 
 # --- the runs ---------------------------------------------------------------
+if [ $VM = 1 ]; then
+${vm.run}
+else
 SLICELAB_VM_OUT="$OUT" SLICELAB_LHP="$HERE/bin/lhp" SLICELAB_BUDGET="$BUDGET" SLICELAB_T0=$(date +%s) \\
   SLICELAB_NO_TRACE=$( [ $TRACE = 1 ] && echo 0 || echo 1 ) SLICELAB_EST_RUN_S=${m.estimateRunS} \\
   sh "$HERE/plans/$PLAN.sh"
 rc=$?
+fi
 trap - INT TERM
 if [ $rc -ne 0 ]; then say "the plan stopped with status $rc (see $OUT/notes.txt)"; finish false; exit 1; fi
 if [ -s "$OUT/not-run" ]; then finish false; say "the budget ended the plan early: run again (with a larger --budget) to add the rest"; exit 0; fi
