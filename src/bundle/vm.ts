@@ -120,7 +120,7 @@ else
     mkdir -p /out/vm
     /bundle/bin/slice-probe > /out/vm/guest-slice-probe.txt 2>&1
     env -i PATH=/run/bin HOME=/ TERM=dumb SLICELAB_VM=1 SLICELAB_VM_OUT=/out SLICELAB_LHP=/bundle/bin/lhp \\
-      SLICELAB_BUDGET="$(arg budget)" SLICELAB_EST_RUN_S="$(arg est)" SLICELAB_NO_TRACE="$(arg notrace)" \\
+      SLICELAB_BUDGET="$(arg budget | sed 's/^none$//')" SLICELAB_EST_RUN_S="$(arg est)" SLICELAB_NO_TRACE="$(arg notrace)" \\
       sh "/bundle/plans/$(arg plan).sh" < /dev/null
     rc=$?
     echo "$rc" > "/out/vm/guest-status.$session"
@@ -261,11 +261,11 @@ export function runShVm(vm: BundleVm | undefined, o: { estimateRunS: number }): 
   const accelCase = (["kvm", "tcg", "tcg-icount"] as Accel[]).map((a) => `${a}) VM_ACC_ARGS=${sq(accelArgs(a).join(" "))} ;;`).join(" ");
   const kcmd = "root=/dev/root rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=262144 ro console=ttyS0 loglevel=4 panic=-1 init=/init no_timer_check";
   return {
-    option: `--vm-accel) [ $# -ge 2 ] || usage; VMACCEL=$2; shift 2 ;;`,
+    option: `--vm-accel) [ $# -ge 2 ] || usage; VMACCEL=$2; shift 2
+      case "$VMACCEL" in auto|kvm|tcg|tcg-icount|none) ;; *) echo "run.sh: --vm-accel expects auto, kvm, tcg, tcg-icount or none, found \\"$VMACCEL\\"" >&2; exit 2 ;; esac ;;`,
     usage: `  echo "  --vm-accel A auto (default: a KVM guest when this kernel lacks the extension and a 30 s probe boot works), kvm, tcg, tcg-icount (QEMU's emulator: timing emulated), none"`,
     choose: `# --- the VM path (bundle made with --with-vm) ---------------------------
 VMD="$HERE/vm"; VM=0; VM_ACC=; VM_CPU=max; VM_WHY=; VM_JSON=; VM_PROBE_LOG=; VM_MEM=${vm.memMiB}
-case "\${VMACCEL:-auto}" in auto|kvm|tcg|tcg-icount|none) ;; *) echo "run.sh: --vm-accel expects auto, kvm, tcg, tcg-icount or none, found \\"$VMACCEL\\"" >&2; exit 2 ;; esac
 case "$VMD" in *,*) [ "\${VMACCEL:-auto}" = none ] || refuse "the bundle's directory $HERE has a comma in its path, which QEMU's -fsdev cannot take: extract it elsewhere" ;; esac
 vm_qemu() { env -i QEMU_MODULE_DIR="$VMD/qemu/modules" "$VMD/qemu/lib/ld-linux-x86-64.so.2" --library-path "$VMD/qemu/lib" "$VMD/qemu/bin/qemu-system-x86_64" -L "$VMD/qemu/share" -no-user-config "$@"; }
 vm_accel_args() { case "$1" in ${accelCase} esac; }
@@ -311,22 +311,33 @@ fi`,
 [ -n "$VM_PROBE_LOG" ] && [ -f "$VM_PROBE_LOG" ] && mv "$VM_PROBE_LOG" "$OUT/vm/kvm-probe.$SESSION.log"
 echo "$VM_ACC" > "$OUT/vm/accel"; echo "$VM_CPU" > "$OUT/vm/cpu"; echo "$VM_WHY" > "$OUT/vm/accel-reason"
 vm_qemu --version 2>&1 | head -1 > "$OUT/vm/qemu-version"
-VM_LEFT=$BUDGET
-VM_LIMIT=$(( VM_LEFT + ${VM_GRACE_S} ))
-say "booting the guest ($VM_ACC, -cpu $VM_CPU); budget $VM_LEFT s for the guest, QEMU stopped after $VM_LIMIT s"
+# kvm and plain tcg: the guest's clock is the host's, so the guest keeps the budget (blocks that would end
+# after it are not started) and QEMU is stopped only when it hangs. tcg-icount: the guest's clock counts
+# instructions (and jumps when the guest idles), so it cannot keep a wall-clock budget: QEMU is stopped at
+# the budget, and the run it was in is made again in the next session.
+if [ "$VM_ACC" = tcg-icount ]; then VM_LEFT=; VM_LIMIT=$BUDGET; else VM_LEFT=$BUDGET; VM_LIMIT=$(( BUDGET + ${VM_GRACE_S} )); fi
+say "booting the guest ($VM_ACC, -cpu $VM_CPU); $( [ -n "$VM_LEFT" ] && echo "the guest keeps the budget ($VM_LEFT s), QEMU stopped after $VM_LIMIT s" || echo "guest time counts instructions: QEMU stopped at the budget, $VM_LIMIT s")"
 rm -f "$OUT/vm/guest-status.$SESSION"
 t_vm=$(date +%s)
 # shellcheck disable=SC2086
 timeout --foreground $VM_LIMIT env -i QEMU_MODULE_DIR="$VMD/qemu/modules" "$VMD/qemu/lib/ld-linux-x86-64.so.2" --library-path "$VMD/qemu/lib" "$VMD/qemu/bin/qemu-system-x86_64" -L "$VMD/qemu/share" -no-user-config \\
   $VM_ACC_ARGS -cpu $VM_CPU $VM_BASE -kernel "$VMD/bzImage" \\
-  -append "${kcmd} slicelab.job=run slicelab.plan=$PLAN slicelab.session=$SESSION slicelab.budget=$VM_LEFT slicelab.est=${o.estimateRunS} slicelab.notrace=$( [ $TRACE = 1 ] && echo 0 || echo 1 )" \\
+  -append "${kcmd} slicelab.job=run slicelab.plan=$PLAN slicelab.session=$SESSION slicelab.budget=\${VM_LEFT:-none} slicelab.est=${o.estimateRunS} slicelab.notrace=$( [ $TRACE = 1 ] && echo 0 || echo 1 )" \\
   -fsdev local,id=root,path="$VMD/root",security_model=none,readonly=on,multidevs=remap -device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \\
   -fsdev local,id=bundle,path="$HERE",security_model=none,readonly=on,multidevs=remap -device virtio-9p-pci,fsdev=bundle,mount_tag=slicelab_bundle \\
   -fsdev local,id=out,path="$OUT",security_model=none,multidevs=remap -device virtio-9p-pci,fsdev=out,mount_tag=slicelab_out \\
   < /dev/null 2>&1 | tee -a "$OUT/vm/console.$SESSION.log"
 echo $(( $(date +%s) - t_vm )) > "$OUT/vm/wall-s.$SESSION"
 rc=$(cat "$OUT/vm/guest-status.$SESSION" 2>/dev/null)
-if [ -z "$rc" ]; then
+if [ -z "$rc" ] && [ -z "$VM_LEFT" ] && [ "$(cat "$OUT/vm/wall-s.$SESSION")" -ge "$VM_LIMIT" ]; then
+  say "the budget ended the guest (QEMU stopped after $VM_LIMIT s): run again (with a larger --budget) to add the rest"
+  echo "budget: QEMU stopped after $VM_LIMIT s in session $SESSION (tcg-icount: the guest's clock cannot keep the budget)" >> "$OUT/notes.txt"
+  ids=$(sed -n 's/^run \\([0-9]*\\) .*/\\1/p' "$HERE/plans/$PLAN.sh")
+  for id in $ids; do [ -d "$OUT/runs/$id" ] || echo "$id" >> "$OUT/not-run"; done
+  # the run QEMU was stopped in (a directory, no status) is not done either: listed when nothing else is
+  [ -s "$OUT/not-run" ] || for id in $ids; do [ -f "$OUT/runs/$id/status" ] || echo "$id" >> "$OUT/not-run"; done
+  rc=0
+elif [ -z "$rc" ]; then
   say "the guest did not finish its plan (QEMU ended after $(cat "$OUT/vm/wall-s.$SESSION") s; console in $OUT/vm/console.$SESSION.log)"
   echo "the guest did not finish its plan in session $SESSION (no vm/guest-status.$SESSION)" >> "$OUT/notes.txt"
   rc=1
