@@ -63,6 +63,7 @@ test("the guest's init and run.sh with the VM pieces are valid sh; --vm-accel is
   const bad = spawnSync("sh", ["-c", sh, "run.sh", "--vm-accel", "fast"], { encoding: "utf8" });
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /^run\.sh: --vm-accel expects auto, kvm, tcg, tcg-icount or none, found "fast"$/m);
+  assert.equal(spawnSync("sh", ["-n", "-c", runScript(manifest())]).status, 0, "run.sh of a bundle without a VM is valid sh too");
   const none = spawnSync("sh", ["-c", runScript(manifest()), "run.sh", "--vm-accel", "tcg"], { encoding: "utf8" });
   assert.equal(none.status, 2);
   assert.match(none.stderr, /this bundle has no VM \(made without --with-vm\)/);

@@ -5,6 +5,8 @@
  * resumable, within a budget, mode switched only where debugfs allows), MANIFEST.json and
  * BUNDLE.SHA256SUMS. The bundle's studies are the micro-benchmark mechanism studies
  * (`"experiment": "mechanism-micro"`); the PostgreSQL studies are not bundled yet (the caller says so).
+ * `withVm` adds vm/ (the kit's kernel, QEMU with its libraries and loader, a busybox root) and the
+ * guest's plan vm-ext: src/bundle/vm.ts.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";

@@ -255,7 +255,7 @@ export function runShVm(vm: BundleVm | undefined, o: { estimateRunS: number }): 
       usage: "",
       choose: "VM=0; VM_JSON=",
       say: `say "kvm path: not in this bundle (made without --with-vm)"`,
-      run: "",
+      run: ":",
     };
   }
   const accelCase = (["kvm", "tcg", "tcg-icount"] as Accel[]).map((a) => `${a}) VM_ACC_ARGS=${sq(accelArgs(a).join(" "))} ;;`).join(" ");
