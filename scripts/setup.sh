@@ -20,7 +20,7 @@ declare -A PKGS=(
   [postgres]="postgresql-15 postgresql-client-15 sysbench"
   [browser]="chromium"
   [build]="build-essential ccache bison flex zlib1g-dev libssl-dev libelf-dev bc cpio dpkg-dev pkg-config gnupg debhelper kmod libdw-dev rsync"
-  [vm]="qemu-system-x86 trace-cmd linux-perf"
+  [vm]="qemu-system-x86 trace-cmd linux-perf busybox-static"
   [tracefs]=""
   [sshd]=""
 )

@@ -30,7 +30,7 @@ tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 node bin/slicelab.js prepare "$suite" --json > "$tmp/prepare.json"
 t_prepared=$(date +%s.%N)
 if [ $# -gt 0 ]; then files=("$@")
-elif [ "$suite" = e2e ]; then files=(dist/test/vm-boot.test.js dist/test/vm-e2e.test.js dist/test/vm-trace.test.js dist/test/vm-mechanism.test.js dist/test/kernel-package.test.js dist/test/study-vm.test.js dist/test/vm-rseq-stale-e2e.test.js)
+elif [ "$suite" = e2e ]; then files=(dist/test/vm-boot.test.js dist/test/vm-e2e.test.js dist/test/vm-trace.test.js dist/test/vm-mechanism.test.js dist/test/kernel-package.test.js dist/test/study-vm.test.js dist/test/vm-rseq-stale-e2e.test.js dist/test/bundle-vm-e2e.test.js)
 else mapfile -t files < <(ls dist/test/*.test.js | sort); fi
 export SLICELAB_NO_BUILD="a test file: the suite's builds are made by \`slicelab prepare $suite\` before the tests start"
 [ "$suite" = e2e ] && export SLICELAB_E2E=1

@@ -4,6 +4,7 @@
  * `slicelab import` reads results of this format or older and refuses newer ones by name.
  */
 import type { MicroShape, PlannedRun } from "../drivers/mechanism/index.js";
+import type { BundleVm, VmResultsField } from "./vm.js";
 
 export const BUNDLE_FORMAT = 1;
 export const RESULTS_FORMAT = "slicelab-results/1";
@@ -41,6 +42,8 @@ export interface BundleManifest {
   /** Seconds a run is expected to take before the first one has run (the budget's first guess). */
   estimateRunS: number;
   files: string[];
+  /** --with-vm: the kernel, QEMU and guest root in vm/ (src/bundle/vm.ts); absent otherwise. */
+  vm?: BundleVm;
 }
 
 /** What run.sh writes into RESULTS.json (one line of JSON, written by printf). */
@@ -49,8 +52,8 @@ export interface BundleResults {
   study: string;
   bundle: string;
   bundleFormat: number;
-  /** native: the kernel has the extension; reference: it does not (extension off only). */
-  path: "native" | "reference" | "kvm";
+  /** native: the kernel has the extension; reference: it does not (extension off only); kvm, tcg: the bundle's kernel in a guest (--with-vm). */
+  path: "native" | "reference" | "kvm" | "tcg";
   plan: string;
   plannedRuns: number;
   runsWithStatus: number;
@@ -60,6 +63,8 @@ export interface BundleResults {
   started: string;
   ended: string;
   complete: boolean;
+  /** The guest's accelerator and size, on the kvm and tcg paths. */
+  vm?: VmResultsField;
 }
 
 /** The plan file beside each plan's script: the planned runs, as the importer reduces them. */

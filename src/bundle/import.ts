@@ -19,6 +19,8 @@ import { UserError } from "../util/errors.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { RESULTS_FORMATS_READ, type BundleManifest, type BundleResults, type PlanFile } from "./format.js";
 import { readMachine, type MachineFacts } from "./machine.js";
+import { vmImport } from "./vm.js";
+import type { Accel } from "../vm/qemu.js";
 
 export interface ImportOptions {
   /** The records' root (default data/runs of the clone). */
@@ -34,6 +36,8 @@ export interface ImportResult {
   failed: { run: string; reason: string }[];
   machine: MachineFacts;
   answer: string | null;
+  /** The kvm and tcg paths: the guest's accelerator and kernel (the machine above is the host). */
+  vm?: { accel: Accel; kernelRelease: string; timing: "real" | "emulated" };
 }
 
 function readJsonFile<T>(p: string, what: string): T {
@@ -105,7 +109,7 @@ export function checkResults(dir: string, o: Pick<ImportOptions, "study"> = {}):
 /** A row of a run made without tracing: the holder-trace classes are not known, and say so (null), never 0. */
 export type ImportedRow = MechanismRow | (Omit<MechanismRow, "deschedHolds" | "kernelFault" | "kernelOther" | "returnFault" | "returnInterrupt" | "returnSyscall" | "voluntary" | "unclassified"> & Record<"deschedHolds" | "kernelFault" | "kernelOther" | "returnFault" | "returnInterrupt" | "returnSyscall" | "voluntary" | "unclassified", null>);
 
-export function reduceRuns(dir: string, plan: PlanFile, ctx: { kernelRelease: string; traced: boolean }): { rows: (ImportedRow & { traced: boolean })[]; failed: { run: string; reason: string }[] } {
+export function reduceRuns(dir: string, plan: PlanFile, ctx: { kernelRelease: string; traced: boolean; accel?: Accel | "host" }): { rows: (ImportedRow & { traced: boolean })[]; failed: { run: string; reason: string }[] } {
   const rows: (ImportedRow & { traced: boolean })[] = [];
   const failed: { run: string; reason: string }[] = [];
   const notRun = new Set((existsSync(join(dir, "not-run")) ? readFileSync(join(dir, "not-run"), "utf8") : "").split("\n").filter((x) => x));
@@ -125,7 +129,7 @@ export function reduceRuns(dir: string, plan: PlanFile, ctx: { kernelRelease: st
       continue;
     }
     try {
-      const { row } = rowFromRunDir(d, r, { kernelRelease: ctx.kernelRelease, accel: "host", durationS: plan.shape.durationS });
+      const { row } = rowFromRunDir(d, r, { kernelRelease: ctx.kernelRelease, accel: ctx.accel ?? "host", durationS: plan.shape.durationS });
       if (ctx.traced) rows.push({ ...row, traced: true });
       else rows.push({ ...row, deschedHolds: null, kernelFault: null, kernelOther: null, returnFault: null, returnInterrupt: null, returnSyscall: null, voluntary: null, unclassified: null, traced: false });
     } catch (e) {
@@ -182,7 +186,9 @@ export function importResults(input: string, o: ImportOptions): ImportResult {
   try {
     const { results, manifest, plan } = checkResults(ex.dir, o);
     const machine = readMachine(join(ex.dir, "machine"));
-    const { rows, failed } = reduceRuns(ex.dir, plan, { kernelRelease: machine.kernelRelease, traced: results.traced });
+    // The kvm and tcg paths: the runs were in the bundle's kernel in a guest (src/bundle/vm.ts says how, and where).
+    const vmx = results.vm ? vmImport(ex.dir, results.vm, machine.setting) : null;
+    const { rows, failed } = reduceRuns(ex.dir, plan, { kernelRelease: vmx?.kernelRelease ?? machine.kernelRelease, traced: results.traced, accel: vmx?.accel });
     if (rows.length === 0) throw new UserError(`${ex.dir}: no run produced a row (${failed.slice(0, 3).map((f) => `${f.run}: ${f.reason}`).join("; ")}${failed.length > 3 ? "; …" : ""}): nothing to import`);
     const stamp = utcStamp(new Date(results.started));
     const parent = join(o.runsRoot, results.study);
@@ -196,18 +202,26 @@ export function importResults(input: string, o: ImportOptions): ImportResult {
       writeFileAtomic(join(tmp, "rows.json"), `${JSON.stringify(rows, null, 2)}\n`);
       writeFileAtomic(join(tmp, "rows.csv"), rowsCsv(rows as MechanismRow[]));
       const traced = rows.filter((r): r is MechanismRow & { traced: boolean } => r.traced);
-      answer = traced.length ? writeAnalysis(tmp, traced, { where: `In real time on ${machine.setting.label} (${machine.cpuModel ?? "CPU model not recorded"}; the micro-benchmark pinned to ${plan.shape.pinCpus ?? "all"} CPU${plan.shape.pinCpus === 1 ? "" : "s"}, HZ ${machine.hz ?? "unknown"}, steal ${machine.stealPct === null ? "not recorded" : `${machine.stealPct.toFixed(1)} %`})` }).answer : null;
+      answer = traced.length ? writeAnalysis(tmp, traced, { where: vmx?.where ?? `In real time on ${machine.setting.label} (${machine.cpuModel ?? "CPU model not recorded"}; the micro-benchmark pinned to ${plan.shape.pinCpus ?? "all"} CPU${plan.shape.pinCpus === 1 ? "" : "s"}, HZ ${machine.hz ?? "unknown"}, steal ${machine.stealPct === null ? "not recorded" : `${machine.stealPct.toFixed(1)} %`})` }).answer : null;
       writeFileAtomic(join(tmp, "provenance.json"), `${JSON.stringify({ what: "a bundle's results (slicelab bundle + run.sh), imported", results, bundle: { id: manifest.id, made: manifest.made, micro: manifest.micro, probe: manifest.probe }, machine, plan: plan.runs, shape: plan.shape, failed, importedBy: kitInfo(), importedAt: new Date().toISOString() }, null, 2)}\n`);
       const files = readdirSync(tmp).filter((n) => n !== "record.json" && n !== "SHA256SUMS").sort();
       const loads = plan.runs.map((r) => join(ex.dir, "runs", r.id, "loadavg")).filter((p) => existsSync(p)).map((p) => Number(readFileSync(p, "utf8").split(" ")[0])).filter((x) => Number.isFinite(x));
-      writeRecord(tmp, importEnvelope({ results, manifest, plan, machine, rows, failed, files, loads }));
+      const envelope = importEnvelope({ results, manifest, plan, machine, rows, failed, files, loads });
+      if (vmx) {
+        envelope.environment = vmx.environment;
+        envelope.title = envelope.title.replace(`Linux ${machine.kernelRelease}`, `the bundle's Linux ${vmx.kernelRelease} in ${vmx.accel === "kvm" ? "a KVM" : "a TCG"} guest`);
+        const modes = [...new Set(rows.map((r) => r.modeActive))];
+        envelope.kernel = { ...envelope.kernel, release: vmx.kernelRelease, preemptMode: modes.length ? `${modes.join(", ")} (a factor: written to the guest's debugfs sched/preempt before each run; rows.json modeActive)` : { unknown: "no run produced a row" }, configSha256: vmx.kernel.configSha256 ?? { unknown: "the guest wrote no config-sha256" }, sliceExtension: vmx.kernel.sliceExtension };
+        envelope.notes = [...vmx.notes, ...envelope.notes.filter((n) => !n.startsWith("real time:"))];
+      }
+      writeRecord(tmp, envelope);
       writeSums(tmp);
       renameSync(tmp, dir);
     } catch (e) {
       rmSync(tmp, { recursive: true, force: true });
       throw e;
     }
-    return { dir, study: results.study, rows: rows.length, failed, machine, answer };
+    return { dir, study: results.study, rows: rows.length, failed, machine, answer, ...(vmx ? { vm: { accel: vmx.accel, kernelRelease: vmx.kernelRelease, timing: vmx.timing } } : {}) };
   } finally {
     ex.cleanup();
   }

@@ -5,6 +5,8 @@
  * resumable, within a budget, mode switched only where debugfs allows), MANIFEST.json and
  * BUNDLE.SHA256SUMS. The bundle's studies are the micro-benchmark mechanism studies
  * (`"experiment": "mechanism-micro"`); the PostgreSQL studies are not bundled yet (the caller says so).
+ * `withVm` adds vm/ (the kit's kernel, QEMU with its libraries and loader, a busybox root) and the
+ * guest's plan vm-ext: src/bundle/vm.ts.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -22,6 +24,7 @@ import { repoRoot } from "../util/paths.js";
 import { utcStamp } from "../record/format.js";
 import { BUNDLE_FORMAT, type BundleManifest, type BundlePlan, type PlanFile } from "./format.js";
 import { runScript } from "./run-sh.js";
+import { stageVm, vmPlan } from "./vm.js";
 
 /** The tarball's size limit (issue 25: one file ≤ 64 MiB). */
 export const BUNDLE_MAX_BYTES = 64 * 1024 * 1024;
@@ -90,7 +93,6 @@ export function bundlePlans(d: ReturnType<typeof bundleDesign>): { plan: BundleP
 
 /** Writes the bundle; returns the tarball's path, its size and the manifest. */
 export async function makeBundle(o: BundleOptions): Promise<{ path: string; bytes: number; manifest: BundleManifest; name: string }> {
-  if (o.withVm) throw new UserError("--with-vm: the kernel-and-QEMU path is not built into bundles yet (issue 25 item 1, third part); make the bundle without it");
   const study = loadStudy(o.study);
   if (study.driver !== "experiment" || study.experiment !== "mechanism-micro") {
     throw new UserError(`study ${o.study}: \`slicelab bundle\` makes bundles of the micro-benchmark mechanism studies ("experiment": "mechanism-micro"); ${study.name} is ${study.driver === "experiment" ? `the ${study.experiment ?? "?"} experiment` : `a ${study.driver} study`}, which is not bundled yet (PostgreSQL builds with their loader are not in bundles yet)`);
@@ -99,7 +101,7 @@ export async function makeBundle(o: BundleOptions): Promise<{ path: string; byte
   const micro = await buildMicro();
   if (!micro.static) throw new UserError(`${micro.path}: the micro-benchmark could not be linked statically (install libc6-dev): a bundle must run on another C library`);
   const probe = await buildStaticProbe();
-  const plans = bundlePlans(d);
+  const plans = [...bundlePlans(d), ...(o.withVm ? [vmPlan(d)] : [])];
   const stamp = utcStamp();
   const name = `slicelab-${study.name}-${stamp}`;
   const stage = mkdtempSync(join(tmpdir(), "slicelab-bundle-"));
@@ -110,13 +112,14 @@ export async function makeBundle(o: BundleOptions): Promise<{ path: string; byte
     copyFileSync(micro.path, join(root, "bin", "lhp"));
     copyFileSync(probe.path, join(root, "bin", "slice-probe"));
     for (const f of ["lhp", "slice-probe"]) chmodSync(join(root, "bin", f), 0o755);
+    const vm = o.withVm ? stageVm(root, d.shape) : undefined;
     for (const p of plans) {
       writeFileSync(join(root, "plans", `${p.plan.name}.sh`), p.script);
       writeFileSync(join(root, "plans", `${p.plan.name}.json`), `${JSON.stringify(p.file, null, 2)}\n`);
     }
     const hugePages = d.pages.includes("hugetlb") ? Math.ceil(d.shape.regionMiB / 2) + 8 : 0;
     const maxRuns = Math.max(...plans.map((p) => p.plan.runs));
-    const idSource = plans.map((p) => p.script).join("\n") + micro.sourceSha256 + probe.sourceSha256;
+    const idSource = plans.map((p) => p.script).join("\n") + micro.sourceSha256 + probe.sourceSha256 + (vm ? JSON.stringify(vm.vm) : "");
     const kit = kitInfo();
     const manifest: BundleManifest = {
       format: BUNDLE_FORMAT,
@@ -134,11 +137,12 @@ export async function makeBundle(o: BundleOptions): Promise<{ path: string; byte
       diskKiB: 2048 * maxRuns + 20 * 1024,
       estimateRunS: Math.ceil(d.shape.durationS * 2 + 3),
       files: [],
+      ...(vm ? { vm: vm.vm } : {}),
     };
     manifest.id = sha256(idSource + runScript({ ...manifest, id: "0".repeat(16) })).slice(0, 16);
     writeFileSync(join(root, "run.sh"), runScript(manifest));
     chmodSync(join(root, "run.sh"), 0o755);
-    const files = ["run.sh", "bin/lhp", "bin/slice-probe", ...plans.flatMap((p) => [`plans/${p.plan.name}.sh`, `plans/${p.plan.name}.json`])];
+    const files = ["run.sh", "bin/lhp", "bin/slice-probe", ...plans.flatMap((p) => [`plans/${p.plan.name}.sh`, `plans/${p.plan.name}.json`]), ...(vm?.files ?? [])];
     manifest.files = [...files, "MANIFEST.json"];
     writeFileSync(join(root, "MANIFEST.json"), `${JSON.stringify(manifest, null, 2)}\n`);
     writeFileSync(join(root, "BUNDLE.SHA256SUMS"), manifest.files.map((f) => `${sha256(readFileSync(join(root, f)))}  ${f}`).join("\n") + "\n");

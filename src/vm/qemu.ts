@@ -80,7 +80,8 @@ export interface VmResult {
 
 export const DEFAULT_OVERLAYS = ["/etc", "/var", "/root", "/home", "/srv", "/opt", "/usr/local"];
 
-function qemuBinary(): string {
+/** The host's QEMU (also what `slicelab bundle --with-vm` copies). */
+export function qemuBinary(): string {
   for (const p of ["/usr/bin/qemu-system-x86_64", "/usr/local/bin/qemu-system-x86_64"]) if (existsSync(p)) return p;
   throw new UserError("qemu-system-x86_64 not found (Debian package qemu-system-x86)");
 }

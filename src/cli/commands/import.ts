@@ -23,9 +23,9 @@ export const importCommand: Command = {
     const { values, positionals } = parseCommandArgs("import", argv, { study: { type: "string" }, "runs-root": { type: "string" }, json: { type: "boolean" } });
     if (positionals.length !== 1) throw new UserError("usage: slicelab import FILE|DIR (see slicelab import --help)");
     const r = importResults(positionals[0]!, { runsRoot: values["runs-root"] ?? join(repoRoot(), "data", "runs"), study: values.study });
-    if (values.json) printJson({ dir: r.dir, study: r.study, rows: r.rows, failed: r.failed, setting: r.machine.setting, answer: r.answer });
+    if (values.json) printJson({ dir: r.dir, study: r.study, rows: r.rows, failed: r.failed, setting: r.machine.setting, vm: r.vm ?? null, answer: r.answer });
     else {
-      process.stdout.write(`${r.dir}: ${r.rows} runs with a row, ${r.failed.length} without; ${r.machine.setting.label}, Linux ${r.machine.kernelRelease}, HZ ${r.machine.hz ?? "unknown"}\n`);
+      process.stdout.write(`${r.dir}: ${r.rows} runs with a row, ${r.failed.length} without; ${r.machine.setting.label}, Linux ${r.machine.kernelRelease}, HZ ${r.machine.hz ?? "unknown"}${r.vm ? `; the runs in a ${r.vm.accel} guest of it, Linux ${r.vm.kernelRelease} (timing ${r.vm.timing})` : ""}\n`);
       for (const f of r.failed.slice(0, 10)) process.stdout.write(`  run ${f.run}: ${f.reason}\n`);
       if (r.answer) process.stdout.write(`${r.answer}\n`);
     }
