@@ -7,10 +7,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { installedPatchBuild, parseArm } from "../src/study/drivers/pg-rseq-debug.js";
+import { installedPatchBuild, parseArm, pgDebugEnvelope } from "../src/study/drivers/pg-rseq-debug.js";
+import { repoRoot } from "../src/util/paths.js";
 import { guestPgDebugScript, parseSnap, parseStatsText, pgDebugOutcome, pgDebugVerdict, readPgDebugBoot, type PgDebugArm, type PgDebugRow } from "../src/vm/pg-rseq-debug.js";
 import { ParseError, UserError } from "../src/util/errors.js";
 
@@ -135,5 +136,21 @@ test("parseArm and installedPatchBuild: arms name a version and a debugfs value;
     assert.equal(installedPatchBuild("v3", "18", root), undefined);
   } finally {
     rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("pgDebugEnvelope: grants per run from runs.json, the guests' preemption mode only where a boot read it", () => {
+  const rec = join(repoRoot(), "data/runs/pg-rseq-debug/20261204T215627Z/out");
+  const e = pgDebugEnvelope(rec);
+  assert.match(e.sliceExtension!, /granted extensions in 6 of 6 runs/);
+  assert.equal(e.preemptMode, undefined, "that record's boots did not read sched/preempt");
+  assert.equal((e.environment as { kind: string }).kind, "vm");
+  const dir = mkdtempSync(join(tmpdir(), "pgdbg-env-"));
+  try {
+    cpSync(rec, join(dir, "out"), { recursive: true });
+    writeFileSync(join(dir, "out", "raw", "unfixed", "preempt"), "none voluntary full (lazy)\n");
+    assert.match(pgDebugEnvelope(join(dir, "out")).preemptMode!, /^none voluntary full \(lazy\) \(debugfs sched\/preempt/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

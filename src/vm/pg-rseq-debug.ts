@@ -52,6 +52,7 @@ note() { echo "slicelab-pg-rseq-debug: $*"; echo "$*" >> "$O/notes.txt"; }
 as() { runuser -u "$U" -- env GLIBC_TUNABLES=glibc.pthread.rseq=0 LC_ALL=C "$@"; }
 uname -r > "$O/uname-r"
 cat /proc/cmdline > "$O/cmdline"
+cat $D/sched/preempt > "$O/preempt" 2>/dev/null
 cat $D/rseq/debug > "$O/rseq-debug-at-boot" 2>&1
 [ -r /proc/config.gz ] && zcat /proc/config.gz | sha256sum | cut -d' ' -f1 > "$O/config-sha256"
 [ -w $D/rseq/debug ] || { note "no writable debugfs rseq/debug"; exit 3; }

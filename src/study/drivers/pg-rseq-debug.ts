@@ -10,7 +10,7 @@
  * cross-check of its counters: src/postgres/stats-cross-check.ts reconcile), verdict.json
  * (pgDebugVerdict), provenance.json (boots, servers, shape).
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { cachedKernel, cachedPatchedKernel } from "../../kernel/ensure.js";
 import { sha256File } from "../../kernel/fetch.js";
@@ -144,5 +144,18 @@ export async function pgRseqDebug(ctx: DriverContext): Promise<DriverResult> {
     )}\n`,
   );
   ctx.log(`${verdict.verdict}: ${verdict.reason}`);
-  return { binDirs: Object.values(bins), envelope: staleSliceEnvelope(ctx.out) };
+  return { binDirs: Object.values(bins), envelope: pgDebugEnvelope(ctx.out) };
+}
+
+/** The record's envelope from out/: the boots (staleSliceEnvelope's reading), the guests' preemption mode and the grants per run. */
+export function pgDebugEnvelope(out: string): NonNullable<DriverResult["envelope"]> {
+  const env = staleSliceEnvelope(out);
+  const rows = JSON.parse(readFileSync(join(out, "runs.json"), "utf8")) as (PgDebugRow & { kernel: string })[];
+  const granted = rows.filter((r) => ((r.kernelDelta ?? r.kernelDeltaShell)?.sgrant ?? 0) > 0).length;
+  const modes = [...new Set(readdirSync(join(out, "raw")).map((b) => join(out, "raw", b, "preempt")).filter((f) => existsSync(f)).map((f) => readFileSync(f, "utf8").trim()))];
+  return {
+    ...env,
+    preemptMode: modes.length ? `${modes.join("; ")} (debugfs sched/preempt in the guest at boot, out/raw/<kernel>/preempt)` : undefined,
+    sliceExtension: `available in the guest: the kernel granted extensions in ${granted} of ${rows.length} runs (out/runs.json kernelDelta.sgrant)`,
+  };
 }
