@@ -300,6 +300,7 @@ const VMCHK15 = "data/runs/pg-check/20261202T010223Z/vm-pg15/summary.json";
 const VMCHK15G11 = "data/runs/pg-check/20261202T010437Z/vm-pg15/summary.json";
 const VMCHK15ALL = "data/runs/pg-check/20261202T013736Z/vm-pg15/summary.json";
 const VMCHK18V3 = "data/runs/pg-check/20261204T214313Z/vm-pg18/summary.json";
+const VMCHK15V3 = "data/runs/pg-check/20261204T221253Z/vm-pg15/summary.json";
 const PGDBG = "data/runs/pg-rseq-debug/20261204T215627Z/out/runs.json";
 /** A field of one run of the pg-rseq-debug record (kernel/id). */
 const dbgRun = (kernel: string, id: string, f: (r: Record<string, any>) => number) => (t: string) => {
@@ -534,6 +535,9 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "PostgreSQL 18.6 with version 3, All 231 tests passed in 1796 s of guest time", figure: "231", record: VMCHK18V3, field: "regress.passed (schedule.groups = groupsInSchedule = 28)", value: (t) => (jsonField(t, "schedule.groups") === jsonField(t, "schedule.groupsInSchedule") && jsonField(t, "regress.failed") === 0 ? jsonField(t, "regress.passed") : NaN) },
   { doc: R, sentence: "PostgreSQL 18.6 with version 3, All 231 tests passed in 1796 s of guest time", figure: "1796 s", record: VMCHK18V3, field: "checkSeconds" },
   { doc: R, sentence: "and the kernel made 42326 grants meanwhile", figure: "42326", record: VMCHK18V3, field: "rseqStatsDelta.sgrant" },
+  { doc: R, sentence: "PostgreSQL 15.18 with version 3: All 217 tests passed in 1884.3 s of guest time", figure: "217", record: VMCHK15V3, field: "regress.passed (schedule.groups = groupsInSchedule = 27)", value: (t) => (jsonField(t, "schedule.groups") === jsonField(t, "schedule.groupsInSchedule") && jsonField(t, "regress.failed") === 0 ? jsonField(t, "regress.passed") : NaN) },
+  { doc: R, sentence: "PostgreSQL 15.18 with version 3: All 217 tests passed in 1884.3 s of guest time", figure: "1884.3 s", record: VMCHK15V3, field: "checkSeconds" },
+  { doc: R, sentence: "with 33797 kernel grants (`pg-check/20261204T221253Z/vm-pg15`", figure: "33797", record: VMCHK15V3, field: "rseqStatsDelta.sgrant" },
   { doc: R, sentence: "while version 3 survived 389 grants revoked on the way back to user space", figure: "389", record: PGDBG, field: "unfixed/v3-debug1 kernelDelta.srevok (outcome survived)", value: dbgRun("unfixed", "v3-debug1", (r) => (r.outcome === "survived" ? r.kernelDelta.srevok : NaN)) },
   { doc: R, sentence: "each of which leaves the syscall work bit set, with 410 clear yields", figure: "410", record: PGDBG, field: "unfixed/v3-debug1 patchDelta.clear_yields", value: dbgRun("unfixed", "v3-debug1", (r) => r.patchDelta.clear_yields) },
   { doc: R, sentence: "where 19 yields stood against the kernel's 23", figure: "19", record: `${TRV2}/raw/series/runs/001-on/result.json`, field: "countersDelta.granted_yielded", value: trDelta("granted_yielded") },
@@ -975,6 +979,7 @@ export const NOT_MEASURED: NotMeasured[] = [
   { doc: R, sentence: "PostgreSQL 18.6, the first 2 of 28 groups", figure: "18.6", why: "the PostgreSQL version" },
   { doc: R, sentence: "Version 3 in the VM (the kit's 7.2.13 kernel", figure: "7.2", why: "the guest kernel's version" },
   { doc: R, sentence: "the whole schedule: PostgreSQL 18.6 with version 3", figure: "18.6", why: "the PostgreSQL version" },
+  { doc: R, sentence: "PostgreSQL 15.18 with version 3: All 217", figure: "15.18", why: "the PostgreSQL version" },
   { doc: R, sentence: "PostgreSQL 15.18 (patch `d4dc3f02e27e`), whose schedule", figure: "15.18", why: "the PostgreSQL version" },
   { doc: R, sentence: "(22 minutes, inside the issue's 45)", figure: "45", why: "the issue's time limit for the whole suite under TCG, not a measurement" },
   { doc: R, sentence: "(the 7.2 VM, `lock-ops-vm/20261130T074829Z`)", figure: "7.2", why: "the guest kernel's version" },
