@@ -61,6 +61,8 @@ test("the guest script runs make check as the cluster user without a temporary i
   assert.match(s, /runuser -u slicelab -- env GLIBC_TUNABLES=glibc\.pthread\.rseq=0 .*make -C '\/w\/src\/src\/test\/regress' check NO_TEMP_INSTALL=1 TEMP_CONFIG='\/o\/t\.conf'/);
   assert.match(s, /cp '\/o\/schedule' '\/w\/src\/src\/test\/regress\/parallel_schedule'/);
   // the probe and both stats reads bracket the check; the exit status is make's
+  // whether rseq debugging was on is read before the check (issue 27: every run records it)
+  assert.ok(s.indexOf("cat /sys/kernel/debug/rseq/debug > \"$O/rseq-debug.txt\"") > 0 && s.indexOf("rseq-debug.txt") < s.indexOf("check.log"));
   const order = ["probe.txt", "rseq-stats-before", "check.log", "rseq-stats-after", "exit $rc"].map((k) => s.indexOf(k));
   assert.ok(order.every((v, i) => v > 0 && (i === 0 || v > order[i - 1]!)), `order ${order}`);
 });

@@ -18,7 +18,7 @@ import { captureSummary, snapshots, waitShareRanges } from "../analysis/lockstat
 import { collectedVmSeriesDirs, lockStatRunRows, topLockClasses } from "../collect/tables.js";
 import { parseProcLockStat } from "../parse/proc-lock-stat.js";
 import { seriesCellCounters, type SeriesCellCounters } from "../postgres/v2-report.js";
-import { tracedPgRow, type TracedPgRow } from "../vm/traced-pg.js";
+import { tracedPgRow, tracedPgWindow, type TracedPgRow } from "../vm/traced-pg.js";
 import { evictionCell, type EvictionCellRates } from "../postgres/eviction-rates.js";
 import { INTEGER_FIGURES, INTEGER_NOT_MEASURED, INTEGER_REGIONS } from "./figures-integers.js";
 
@@ -299,6 +299,16 @@ const V1CELLS = "data/runs/vm-eviction/20261130T000002Z/summary.json";
 const VMCHK15 = "data/runs/pg-check/20261202T010223Z/vm-pg15/summary.json";
 const VMCHK15G11 = "data/runs/pg-check/20261202T010437Z/vm-pg15/summary.json";
 const VMCHK15ALL = "data/runs/pg-check/20261202T013736Z/vm-pg15/summary.json";
+const VMCHK18V3 = "data/runs/pg-check/20261204T214313Z/vm-pg18/summary.json";
+const VMCHK15V3 = "data/runs/pg-check/20261204T221253Z/vm-pg15/summary.json";
+const PGDBG = "data/runs/pg-rseq-debug/20261204T215627Z/out/runs.json";
+/** A field of one run of the pg-rseq-debug record (kernel/id). */
+const dbgRun = (kernel: string, id: string, f: (r: Record<string, any>) => number) => (t: string) => {
+  const r = (JSON.parse(t) as Record<string, any>[]).find((x) => x.kernel === kernel && x.id === id);
+  return r === undefined ? NaN : f(r);
+};
+const trWin = (f: (w: ReturnType<typeof tracedPgWindow>) => number) => (_t: string, root: string) => f(tracedPgWindow(join(root, TRV2)));
+const trDelta = (k: string) => (t: string) => (JSON.parse(t).workloads[0].sliceExtension.countersDelta as Record<string, number>)[k]!;
 const EVV1 = "data/runs/vm-eviction/20261130T083130Z/full-7.2.13/vm/series";
 const EVST = "data/runs/dipietro-2026/20261201T223016Z/series";
 const EVV2 = "data/runs/vm-eviction/20261202T010551Z/full-7.2.13/vm/series";
@@ -521,6 +531,22 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "A cold kernel build took 755 s here", figure: "755 s", record: KB, field: "builds.0.seconds" },
   { doc: R, sentence: "builds of our records took 2044 s and 557 s", figure: "2044 s", record: PGB, field: "buildSeconds of the baseline build", value: buildSeconds("baseline") },
   { doc: R, sentence: "builds of our records took 2044 s and 557 s", figure: "557 s", record: PGB, field: "buildSeconds of the patched build", value: buildSeconds("patched") },
+  // ===== §4, version 3 in the VM: the whole make check, rseq debugging, the counters' cross-check. =====
+  { doc: R, sentence: "PostgreSQL 18.6 with version 3, All 231 tests passed in 1796 s of guest time", figure: "231", record: VMCHK18V3, field: "regress.passed (schedule.groups = groupsInSchedule = 28)", value: (t) => (jsonField(t, "schedule.groups") === jsonField(t, "schedule.groupsInSchedule") && jsonField(t, "regress.failed") === 0 ? jsonField(t, "regress.passed") : NaN) },
+  { doc: R, sentence: "PostgreSQL 18.6 with version 3, All 231 tests passed in 1796 s of guest time", figure: "1796 s", record: VMCHK18V3, field: "checkSeconds" },
+  { doc: R, sentence: "and the kernel made 42326 grants meanwhile", figure: "42326", record: VMCHK18V3, field: "rseqStatsDelta.sgrant" },
+  { doc: R, sentence: "PostgreSQL 15.18 with version 3: All 217 tests passed in 1884.3 s of guest time", figure: "217", record: VMCHK15V3, field: "regress.passed (schedule.groups = groupsInSchedule = 27)", value: (t) => (jsonField(t, "schedule.groups") === jsonField(t, "schedule.groupsInSchedule") && jsonField(t, "regress.failed") === 0 ? jsonField(t, "regress.passed") : NaN) },
+  { doc: R, sentence: "PostgreSQL 15.18 with version 3: All 217 tests passed in 1884.3 s of guest time", figure: "1884.3 s", record: VMCHK15V3, field: "checkSeconds" },
+  { doc: R, sentence: "with 33797 kernel grants (`pg-check/20261204T221253Z/vm-pg15`", figure: "33797", record: VMCHK15V3, field: "rseqStatsDelta.sgrant" },
+  { doc: R, sentence: "while version 3 survived 389 grants revoked on the way back to user space", figure: "389", record: PGDBG, field: "unfixed/v3-debug1 kernelDelta.srevok (outcome survived)", value: dbgRun("unfixed", "v3-debug1", (r) => (r.outcome === "survived" ? r.kernelDelta.srevok : NaN)) },
+  { doc: R, sentence: "each of which leaves the syscall work bit set, with 410 clear yields", figure: "410", record: PGDBG, field: "unfixed/v3-debug1 patchDelta.clear_yields", value: dbgRun("unfixed", "v3-debug1", (r) => r.patchDelta.clear_yields) },
+  { doc: R, sentence: "where 19 yields stood against the kernel's 23", figure: "19", record: `${TRV2}/raw/series/runs/001-on/result.json`, field: "countersDelta.granted_yielded", value: trDelta("granted_yielded") },
+  { doc: R, sentence: "where 19 yields stood against the kernel's 23", figure: "23", record: `${TRV2}/analysis.json`, field: "statsDelta.syield" },
+  { doc: R, sentence: "inside the counters' window its trace holds 19 yields and 175 grants", figure: "19 yields", record: `${TRV2}/raw/trace.txt.gz`, field: "tracedPgWindow inside.yield", value: trWin((w) => w.inside.yield ?? 0) },
+  { doc: R, sentence: "inside the counters' window its trace holds 19 yields and 175 grants", figure: "175", record: `${TRV2}/raw/trace.txt.gz`, field: "tracedPgWindow inside.grants", value: trWin((w) => w.inside.grants) },
+  { doc: R, sentence: "which 20 grants seen and 156 cleared words cover", figure: "20", record: `${TRV2}/raw/series/runs/001-on/result.json`, field: "countersDelta.granted_yielded + granted_expired", value: (t) => trDelta("granted_yielded")(t) + trDelta("granted_expired")(t) },
+  { doc: R, sentence: "which 20 grants seen and 156 cleared words cover", figure: "156", record: `${TRV2}/raw/series/runs/001-on/result.json`, field: "countersDelta.dropped_without_grant", value: trDelta("dropped_without_grant") },
+  { doc: R, sentence: "and the other 4 yields came from backends of the protocol's setup", figure: "4", record: `${TRV2}/raw/trace.txt.gz`, field: "tracedPgWindow outside.yield", value: trWin((w) => w.outside.yield ?? 0) },
   // ===== §4, our PostgreSQL patch: the version-2 records (pg-check, lock-ops, patch-cost). =====
   // Helpers adding §4 entries for new results: append below this block, do not reorder it.
   { doc: R, sentence: "the machine was shared, 1-minute load 10–12)", figure: "10", record: PG15, field: "min of host.load1Before/After of both pg-check summaries", value: (_t, root) => Math.min(...pgCheckLoads(root)) },
@@ -928,6 +954,8 @@ export const MEASURED_REGIONS: MeasuredRegion[] = [
   { doc: R, from: "| record | design | pairs | kit / by hand |", to: "- Why one CPU." },
   { doc: R, from: "Costs measured on this machine's", to: "The pgbench -S cost was first measured" },
   { doc: R, from: "The cost from measured parts", to: "The micro-benchmark (`src/micro/lhp.c`)" },
+  // §4 patch v3 in the VM
+  { doc: R, from: "Version 3 in the VM (the kit's 7.2.13 kernel", to: "Version 2 against version 1." },
   // §4 patch v2
   { doc: R, from: "Version 1 and version 2 side by side.", to: "The records below the next paragraph" },
   // The table of times after it is generated from data/test-runs/ and checked by test/test-runs.test.ts.
@@ -949,6 +977,9 @@ export const NOT_MEASURED: NotMeasured[] = [
   // §4 patch v2
   { doc: R, sentence: "ran in the kit's 7.2.13 VM under QEMU TCG", figure: "7.2", why: "the guest kernel's version" },
   { doc: R, sentence: "PostgreSQL 18.6, the first 2 of 28 groups", figure: "18.6", why: "the PostgreSQL version" },
+  { doc: R, sentence: "Version 3 in the VM (the kit's 7.2.13 kernel", figure: "7.2", why: "the guest kernel's version" },
+  { doc: R, sentence: "the whole schedule: PostgreSQL 18.6 with version 3", figure: "18.6", why: "the PostgreSQL version" },
+  { doc: R, sentence: "PostgreSQL 15.18 with version 3: All 217", figure: "15.18", why: "the PostgreSQL version" },
   { doc: R, sentence: "PostgreSQL 15.18 (patch `d4dc3f02e27e`), whose schedule", figure: "15.18", why: "the PostgreSQL version" },
   { doc: R, sentence: "(22 minutes, inside the issue's 45)", figure: "45", why: "the issue's time limit for the whole suite under TCG, not a measurement" },
   { doc: R, sentence: "(the 7.2 VM, `lock-ops-vm/20261130T074829Z`)", figure: "7.2", why: "the guest kernel's version" },

@@ -117,6 +117,7 @@ export function guestCheckScript(o: { tree: string; probe: string; user: string;
     `O="$SLICELAB_VM_OUT"`,
     `cat /proc/cmdline > "$O/cmdline.txt"`,
     `cat /sys/kernel/debug/sched/preempt > "$O/preempt.txt" 2>&1`,
+    `cat /sys/kernel/debug/rseq/debug > "$O/rseq-debug.txt" 2>&1`,
     `GLIBC_TUNABLES=glibc.pthread.rseq=0 ${sq(o.probe)} > "$O/probe.txt" 2>&1`,
     `cp ${sq(o.scheduleFile)} ${sq(`${reg}/parallel_schedule`)}`,
     `cat /sys/kernel/debug/rseq/stats > "$O/rseq-stats-before.txt" 2>/dev/null || echo unavailable > "$O/rseq-stats-before.txt"`,
@@ -232,7 +233,8 @@ export interface VmCheckRecord {
   exitCode: number | null;
   timedOut: boolean;
   vm: { accel: Accel; accelReason: string; cpus: number; memMiB: number; append: string; timingCaveat: string | null };
-  kernel: { version: string; release: string | null; bzImageSha256: string; preempt: string | null; cmdline: string | null };
+  /** `rseqDebug`: debugfs rseq/debug in the guest (1: rseq debugging on); absent in records made before it was read. */
+  kernel: { version: string; release: string | null; bzImageSha256: string; preempt: string | null; cmdline: string | null; rseqDebug?: number | null };
   probe: { sliceExtensionUsable: boolean; rseqRegistration: string | null; prctlGetAfter: number | string | null; output: string } | null;
   serverSaid: string | null;
   rseqStatsDelta: Record<string, number> | null;
@@ -324,6 +326,7 @@ export async function runMakeCheckInVm(src: PgSource, o: VmCheckOptions): Promis
       bzImageSha256: await sha256File(o.kernel),
       preempt: readIf(join(shared, "preempt.txt"))?.trim() ?? null,
       cmdline: readIf(join(shared, "cmdline.txt"))?.trim() ?? null,
+      rseqDebug: /^[01]$/.test(readIf(join(shared, "rseq-debug.txt"))?.trim() ?? "") ? Number(readIf(join(shared, "rseq-debug.txt"))!.trim()) : null,
     },
     probe: probeText === null ? null : {
       sliceExtensionUsable: probeRep?.sliceExtensionUsable ?? false,

@@ -6,7 +6,9 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { pgCounterColumns } from "../collect/tables.js";
+import { analyseSliceTrace, parseSliceTrace, type GrantOutcome } from "../parse/slice-trace.js";
 import { patchVersionOfField, type RecordPatchVersion } from "../postgres/patch-version.js";
 import { UserError } from "../util/errors.js";
 
@@ -128,4 +130,61 @@ export function tracedPgSentence(a: TracedPgRow, b: TracedPgRow): string {
     `with patch ${r.patch.version} (${r.record}) the kernel made ${r.traceGrants} grants in ${r.transactions} transactions (${(1000 * r.kernelGrantsPerTransaction).toFixed(1)} per 1000) and the patch saw ${r.patchGrants} of them at release or a re-arm; it counted ${r.patchCleared} requests cleared without a grant${r.rearmed === null ? "" : ` and re-armed ${r.rearmed}`}`;
   const tcg = a.accel !== "kvm" || b.accel !== "kvm" ? " Under TCG these are counts of what happened, not a measure of speed." : "";
   return `Traced ${a.protocol} runs: ${one(a)}; ${one(b)}.${tcg}`;
+}
+
+/** A traced run's grants split by the window the patch's counters covered. */
+export interface TracedWindow {
+  /** The measured pgbench task (the longest-lived pgbench in the trace). */
+  measured: { comm: string; tid: number; firstNs: number; lastNs: number };
+  /** The window: the end of the last psql before the measured pgbench to the start of the first psql after it (the runner's counter reads). */
+  startNs: number;
+  endNs: number;
+  inside: Partial<Record<GrantOutcome, number>> & { grants: number };
+  outside: Partial<Record<GrantOutcome, number>> & { grants: number };
+  /** PIDs whose yields fell outside the window. */
+  outsideYieldPids: number[];
+}
+
+/**
+ * The grants of a traced PostgreSQL run (raw/trace.txt[.gz], else raw/trace-tracefs.txt[.gz])
+ * inside and outside the window of the patch's counters. The traced runs read rseq/stats around the
+ * whole `slicelab bench run` (src/vm/trace.ts: cluster start, the protocol's setup, the measured
+ * run, stop), while the counters' delta covers the measured tool run only (src/bench/series.ts
+ * measureWorkload reads them through psql just before and just after it): a grant is inside when
+ * it began (timer armed, else ended) between the last psql task before the measured pgbench and
+ * the first psql task after it. Reads only; writes nothing.
+ */
+export function tracedPgWindow(dir: string): TracedWindow {
+  const raw = join(dir, "raw");
+  const at = ["trace.txt", "trace.txt.gz", "trace-tracefs.txt", "trace-tracefs.txt.gz"].map((n) => join(raw, n)).find((f) => existsSync(f));
+  if (at === undefined) throw new UserError(`${raw}: expected trace.txt[.gz] or trace-tracefs.txt[.gz] (a traced run)`);
+  const text = at.endsWith(".gz") ? gunzipSync(readFileSync(at)).toString("utf8") : readFileSync(at, "utf8");
+  const trace = parseSliceTrace(text, at);
+  const tasks = new Map<string, { comm: string; tid: number; firstNs: number; lastNs: number }>();
+  for (const r of trace.records) {
+    if (r.comm !== "psql" && r.comm !== "pgbench") continue;
+    const k = `${r.comm}-${r.tid}`;
+    const t = tasks.get(k);
+    if (t) t.lastNs = r.tsNs;
+    else tasks.set(k, { comm: r.comm, tid: r.tid, firstNs: r.tsNs, lastNs: r.tsNs });
+  }
+  const pgbench = [...tasks.values()].filter((t) => t.comm === "pgbench").sort((a, b) => b.lastNs - b.firstNs - (a.lastNs - a.firstNs));
+  const measured = pgbench[0];
+  if (measured === undefined) throw new UserError(`${at}: no pgbench task in the trace (expected the measured run)`);
+  const psql = [...tasks.values()].filter((t) => t.comm === "psql");
+  const before = psql.filter((t) => t.lastNs < measured.firstNs).map((t) => t.lastNs);
+  const after = psql.filter((t) => t.firstNs > measured.lastNs).map((t) => t.firstNs);
+  const startNs = before.length ? Math.max(...before) : measured.firstNs;
+  const endNs = after.length ? Math.min(...after) : measured.lastNs;
+  const inside: TracedWindow["inside"] = { grants: 0 };
+  const outside: TracedWindow["outside"] = { grants: 0 };
+  const pids = new Set<number>();
+  for (const g of analyseSliceTrace(trace).grants) {
+    const t = g.armTsNs ?? g.endTsNs;
+    const side = t !== null && t >= startNs && t <= endNs ? inside : outside;
+    side.grants++;
+    side[g.outcome] = (side[g.outcome] ?? 0) + 1;
+    if (side === outside && g.outcome === "yield") pids.add(g.pid);
+  }
+  return { measured, startNs, endNs, inside, outside, outsideYieldPids: [...pids].sort((a, b) => a - b) };
 }

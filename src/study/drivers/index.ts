@@ -353,6 +353,32 @@ export const DRIVERS: readonly DriverSpec[] = [
     bootsVm: true,
     load: () => import("./rseq-stale-slice.js").then((m) => ({ run: m.rseqStaleSlice })),
   },
+  {
+    name: "pg-rseq-debug",
+    summary: "the patched PostgreSQL 18 (v3; v2 as the control) under rseq debugging in the VM, unfixed and fixed 7.2 kernel: backends killed or not, and the patch's counters against rseq/stats over the same window",
+    params: [
+      { name: "arms", kind: "list", default: ["v3-debug1", "v2-debug1", "v3-debug0"], choices: ["v3-debug1", "v3-debug0", "v2-debug1", "v2-debug0"], doc: "runs per boot, in order: the patch version and debugfs rseq/debug before the server starts" },
+      { name: "kernels", kind: "list", default: ["unfixed", "fixed"], choices: ["unfixed", "fixed"], doc: "kernels to boot, rseq_debug=1 on each command line (fixed: series rseq-slice-stale-work, built by `slicelab prepare e2e`)" },
+      { name: "accel", kind: "enum", default: "tcg", choices: ["tcg", "tcg-icount"], doc: "QEMU accelerator" },
+      { name: "cpus", kind: "int", default: 2, min: 1, doc: "vCPUs" },
+      { name: "mem_mib", kind: "int", default: 2048, min: 512, doc: "guest memory (MiB)" },
+      { name: "clients", kind: "int", default: 4, min: 1, doc: "pgbench -c" },
+      { name: "hogs", kind: "int", default: 2, min: 0, doc: "busy loops beside pgbench" },
+      { name: "duration", kind: "int", default: 30, min: 1, doc: "pgbench -T (seconds)" },
+      { name: "scale", kind: "int", default: 1, min: 1, doc: "pgbench -i -s" },
+      { name: "run_overhead_s", kind: "int", default: 240, min: 10, doc: "seconds allowed per run besides pgbench (initdb, start, pgbench -i, stop) in the boot's time limit" },
+      { name: "v3_bin", kind: "string", doc: "bin directory of the v3 build (default: the kit's patched PostgreSQL 18 build)" },
+      { name: "v2_bin", kind: "string", doc: "bin directory of a v2 build (default: an installed v2 build under the work directory; v2 arms need one)" },
+    ],
+    plan: (p) => {
+      const boots = (p.kernels as string[]).length;
+      const runs = boots * (p.arms as string[]).length;
+      return { runs, seconds: boots * 60 + runs * (n(p, "duration") + 90), text: `${boots} boot(s) with rseq_debug=1 × runs ${(p.arms as string[]).join(", ")}, pgbench TPC-B-like ${n(p, "duration")} s with ${n(p, "hogs")} hogs` };
+    },
+    verdictFile: "verdict.json",
+    bootsVm: true,
+    load: () => import("./pg-rseq-debug.js").then((m) => ({ run: m.pgRseqDebug })),
+  },
 ];
 
 export function driverNames(): string[] {
