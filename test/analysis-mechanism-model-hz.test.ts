@@ -4,7 +4,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { hzContrasts, hzSweeps, hzValidationPlot, hzValidationSentence, hzValidationTakeaway, newcombeDiff, validationPoints, type HzSweep } from "../src/analysis/mechanism-model-hz.js";
+import { hzContrasts, hzSweeps, hzValidationSentence, hzValidationTakeaway, newcombeDiff, validationPoints, type HzSweep } from "../src/analysis/mechanism-model-hz.js";
+import { hzValidationPlot } from "../src/analysis/mechanism-plot.js";
 import { sweepCells } from "../src/analysis/mechanism-model-sweep.js";
 import { hzMismatch, sweepKernel } from "../src/study/drivers/mechanism-sweep.js";
 import { repoRoot } from "../src/util/paths.js";
