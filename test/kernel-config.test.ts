@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { configureKernel, fragmentPath, verifyConfig } from "../src/kernel/configure.js";
+import { configureKernel, fragmentOverrides, fragmentPath, readFragments, verifyConfig } from "../src/kernel/configure.js";
 import { conjuncts, evalKconfigExpr, findKconfigDefinitions, parseConfigFragment, readDotConfig } from "../src/kernel/kconfig.js";
-import { ensureTree } from "../src/kernel/ensure.js";
+import { ensureTree, hzFragments, KERNEL_HZ } from "../src/kernel/ensure.js";
 import { treeVersion } from "../src/kernel/tree.js";
 import { ParseError, UserError } from "../src/util/errors.js";
 
@@ -88,6 +88,57 @@ test("configure fails naming the option and its unmet dependency, and leaves the
         /init\/Kconfig:\d+: unmet: prompt visible if EXPERT \(EXPERT=n\)/.test(e.message),
     );
     assert.equal(readFileSync(join(buildDir, ".config"), "utf8"), "# previous config\n");
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test("the HZ fragments take over slice-ext's tick and nothing else; any other option asked twice is still an error", () => {
+  assert.deepEqual([...fragmentOverrides("# slicelab-overrides: HZ_1000 CONFIG_HZ\n#slicelab-overrides:  X\nCONFIG_A=y\n")], ["HZ_1000", "HZ", "X"]);
+  assert.equal(fragmentOverrides("# a comment naming slicelab-overrides: in the middle\n").size, 0);
+  for (const hz of [100, 250]) {
+    const { entries } = readFragments(hzFragments(hz).map(fragmentPath));
+    const by = new Map(entries.map((e) => [e.name, e]));
+    assert.equal(by.get("HZ")?.value, String(hz));
+    assert.equal(by.get(`HZ_${hz}`)?.value, "y");
+    assert.equal(by.get("HZ_1000")?.value, "n", "the 1000 Hz choice is switched off, not left to the choice's order");
+    assert.ok(by.get("HZ")!.file.endsWith(`hz${hz}.config`));
+    assert.equal(by.get("RSEQ_SLICE_EXTENSION")?.value, "y", "the rest of slice-ext stays");
+  }
+  assert.deepEqual(hzFragments(1000), ["slice-ext", "vm"]);
+  assert.deepEqual([...KERNEL_HZ], [100, 250, 1000]);
+  assert.throws(() => hzFragments(300), /HZ 300: expected one of 100, 250, 1000/);
+  const dir = mkdtempSync(join(tmpdir(), "slicelab-hzfrag-"));
+  try {
+    // An override names only what it may replace: the same fragment asking RSEQ=n is refused.
+    const bad = join(dir, "bad.config");
+    writeFileSync(bad, "# slicelab-overrides: HZ_1000 HZ\n# CONFIG_HZ_1000 is not set\nCONFIG_HZ=100\n# CONFIG_RSEQ is not set\n");
+    assert.throws(() => readFragments([fragmentPath("slice-ext"), bad]), (e: unknown) => e instanceof UserError && /bad\.config:4: CONFIG_RSEQ=n conflicts with .*slice-ext\.config:\d+: CONFIG_RSEQ=y/.test(e.message));
+    // Without the line, the tick itself conflicts as before.
+    const plain = join(dir, "plain.config");
+    writeFileSync(plain, "CONFIG_HZ=100\n");
+    assert.throws(() => readFragments([fragmentPath("slice-ext"), plain]), /plain\.config:1: CONFIG_HZ=100 conflicts with/);
+    // An override applies to earlier fragments only, not to a conflict inside itself.
+    const self = join(dir, "self.config");
+    writeFileSync(self, "# slicelab-overrides: HZ\nCONFIG_HZ=100\nCONFIG_HZ=250\n");
+    assert.throws(() => readFragments([self]), /self\.config:3: CONFIG_HZ=250 conflicts with .*self\.config:2/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("on the real tree, slice-ext + vm + hz100 resolves to HZ 100 with everything else slice-ext + vm asks for", async () => {
+  const tree = await ensureTree();
+  const work = mkdtempSync(join(tmpdir(), "slicelab-kcfg-hz-"));
+  try {
+    const r = await configureKernel({ tree, fragments: hzFragments(100).map(fragmentPath), buildDir: join(work, "build") });
+    const dot = readDotConfig(readFileSync(join(work, "build", ".config"), "utf8"));
+    assert.equal(dot.get("HZ"), "100");
+    assert.equal(dot.get("HZ_100"), "y");
+    assert.equal(dot.get("HZ_1000"), undefined);
+    assert.equal(dot.get("RSEQ_SLICE_EXTENSION"), "y");
+    assert.equal(dot.get("9P_FS"), "y");
+    assert.ok(r.fragments.some((f) => f.path.endsWith("hz100.config")));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

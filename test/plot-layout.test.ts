@@ -4,6 +4,8 @@
  * its margin) and no two labels may overlap (tick labels of one axis; titles, badges, legends, mark
  * labels). Issue 28, item 4.
  */
+import { hzSweeps, validationPoints } from "../src/analysis/mechanism-model-hz.js";
+import { hzValidationPlot } from "../src/plot/mechanism.js";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -82,6 +84,8 @@ function figures(): Record<string, string> {
     out["07 where"] = mechanismWherePlot(cells);
     out["07 shares with intervals"] = mechanismSharePlot(cells);
   }
+  const hzs = hzSweeps(join(repoRoot(), "data", "runs"));
+  if (hzs.length) out["07 model against the emulator, per HZ"] = hzValidationPlot(validationPoints(hzs));
   return out;
 }
 

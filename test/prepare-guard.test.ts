@@ -168,7 +168,11 @@ test("prepare: the steps of each target, and a clear error for any other", () =>
   assert.ok(!t.some((s) => s.startsWith("tracepoint kernel")));
   const e = prepareSteps("e2e");
   assert.deepEqual(e.filter((s) => !t.includes(s)), ["tracepoint kernel (series slicelab, slice-ext + vm)", "rseq fix kernel (series rseq-slice-stale-work, slice-ext + vm)", "PostgreSQL 18 make-check tree (postgres check --vm)"]);
-  assert.throws(() => parseTarget("all"), /slicelab prepare: expected test or e2e, found "all"/);
+  // the HZ sweep's kernels are in neither test nor e2e (CI's cold budget), only in `prepare hz`
+  const hz = prepareSteps("hz");
+  assert.deepEqual(hz, ["kernel (slice-ext + vm)", "kernel at HZ 100 (slice-ext + vm + hz100)", "kernel at HZ 250 (slice-ext + vm + hz250)"]);
+  assert.ok(![...t, ...e].some((s) => s.startsWith("kernel at HZ")));
+  assert.throws(() => parseTarget("all"), /slicelab prepare: expected test, e2e or hz, found "all"/);
   assert.throws(() => parseTarget(undefined), /found nothing/);
 });
 

@@ -13,6 +13,9 @@ import { costModel } from "../analysis/patch-cost.js";
 import { patchCostModel } from "../postgres/cost-model.js";
 import { accelContrastCells, extensionEffect, summariseCells, type CellSummary, type ContrastCell, type ContrastRow, type FactorialRow, type Interval } from "../analysis/mechanism.js";
 import { loadMechanismGroups, pickMechanismGroups } from "../analysis/mechanism-records.js";
+import { fullShareFit, sweepCells, type SweepRow } from "../analysis/mechanism-model-sweep.js";
+import { cellCompleteness, readCompletenessRecords, type CellCompleteness } from "../analysis/mechanism-completeness.js";
+import { loadAtStartOf, vcpuRows, type VcpuRow } from "../analysis/mechanism-vcpus.js";
 import { pgPooledRate, pgTraced, summarisePgCells, type PgFactorialRow } from "../analysis/mechanism-pg.js";
 import { captureSummary, snapshots, waitShareRanges } from "../analysis/lockstat-vm.js";
 import { collectedVmSeriesDirs, lockStatRunRows, topLockClasses } from "../collect/tables.js";
@@ -434,6 +437,28 @@ const hostCell = (pages: string, f: (c: CellSummary) => number) => (t: string): 
   return f(c);
 };
 
+// §8, the model against the emulator (issue 26): the HZ 1000 sweep's cells (sweepCells, as notebook 07
+// recomputes them), the pooled factorials' completeness, and the 4-vCPU plain-TCG record.
+const MSW = "data/runs/mechanism-model-sweep/20261204T192707Z/out/rows.json";
+const sweepAt1000 = (t: string) => sweepCells(json(t) as SweepRow[], { hz: 1000 });
+const sweepCount = (mode: string, what: "agree" | "decided" | "kernel" | "preempted") => (t: string): number => {
+  const cs = sweepAt1000(t).filter((c) => c.mode === mode);
+  const d = cs.filter((c) => c.agrees !== null);
+  return what === "agree" ? d.filter((c) => c.agrees).length : what === "decided" ? d.length : what === "kernel" ? cs.reduce((a, c) => a + c.kernel, 0) : cs.reduce((a, c) => a + c.kernel + c.atReturn, 0);
+};
+const MECH_VM_PROV = ["20261201T193546Z", "20261201T194000Z", "20261201T215612Z", "20261204T193646Z", "20261204T194849Z"].map((n) => `${MECH}/${n}/provenance.json`);
+const MECH_PG_PROV = ["20261201T224018Z", "20261201T231710Z"].map((n) => `${MECH}/${n}/provenance.json`);
+const completeness = (g: "vm" | "pg", f: (cs: CellCompleteness[]) => number) => (_t: string, root: string): number => {
+  const grp = mechPick(root)[g];
+  if (!grp) throw new Error(`no ${g} group under ${MECH}`);
+  return f(cellCompleteness(readCompletenessRecords(join(root, MECH), grp.names)));
+};
+const MV4 = "data/runs/mechanism-micro/20261204T215207Z";
+const tcg4 = (mode: string | null, f: (r: VcpuRow[]) => number) => (t: string): number => {
+  const rows = vcpuRows(MV4, 4, "tcg", json(t) as FactorialRow[]);
+  return f(mode === null ? rows : rows.filter((r) => r.mode === mode));
+};
+
 export const FIGURES: FigureEntry[] = [
   // §3, harness overhead: the table of records.
   ...overheadRow("| `data/runs/harness-overhead/20261130T064107Z` | one arm after the other (ABBA) | 16 | 0.979 | 0.934–1.026 | 8.8% | UNRESOLVED |", "064107Z", "0.979", "0.934", "1.026", "8.8%"),
@@ -808,6 +833,33 @@ export const FIGURES: FigureEntry[] = [
   { doc: R, sentence: "the kernel made 230 grants in 3854 transactions and the patch saw 20 of them", figure: "20 of", record: `${TRV2}/raw/series/runs/001-on/result.json`, field: "v2 granted_yielded + granted_expired (tracedPgRow.patchGrants)", value: traced(TRV2, (r) => r.patchGrants) },
   { doc: R, sentence: "156 requests cleared without a grant, 92 re-armed", figure: "156", record: `${TRV2}/raw/series/runs/001-on/result.json`, field: "v2 dropped_without_grant (tracedPgRow.patchCleared)", value: traced(TRV2, (r) => r.patchCleared) },
   { doc: R, sentence: "156 requests cleared without a grant, 92 re-armed", figure: "92", record: `${TRV2}/raw/series/runs/001-on/result.json`, field: "v2 rearmed (tracedPgRow.rearmed)", value: traced(TRV2, (r) => r.rearmed ?? NaN) },
+  // §8, the model against the emulator (issue 26).
+  { doc: R, sentence: "Wilson 95 % interval in 11 of 12 cells (581 of 1584 holder preemptions in the kernel)", figure: "11 of", record: MSW, field: "full cells whose prediction lies in the observed interval (sweepCells, HZ 1000)", value: sweepCount("full", "agree") },
+  { doc: R, sentence: "Wilson 95 % interval in 11 of 12 cells (581 of 1584 holder preemptions in the kernel)", figure: "of 12", record: MSW, field: "full cells with a prediction and a preemption", value: sweepCount("full", "decided") },
+  { doc: R, sentence: "Wilson 95 % interval in 11 of 12 cells (581 of 1584 holder preemptions in the kernel)", figure: "581", record: MSW, field: "full: Σ in-kernel holder preemptions", value: sweepCount("full", "kernel") },
+  { doc: R, sentence: "Wilson 95 % interval in 11 of 12 cells (581 of 1584 holder preemptions in the kernel)", figure: "1584", record: MSW, field: "full: Σ holder preemptions (in kernel + at return)", value: sweepCount("full", "preempted") },
+  { doc: R, sentence: "(the source reading), in 0 of 12 cells", figure: "0 of", record: MSW, field: "lazy cells whose prediction (φ = 0) lies in the observed interval", value: sweepCount("lazy", "agree") },
+  { doc: R, sentence: "(the source reading), in 0 of 12 cells", figure: "of 12", record: MSW, field: "lazy cells with a prediction and a preemption", value: sweepCount("lazy", "decided") },
+  { doc: R, sentence: "fitted over its cells, is 0.94", figure: "0.94", record: MSW, field: "fullShareFit over lazy's cells", value: (t) => fullShareFit(sweepAt1000(t))! },
+  { doc: R, sentence: "factorial has 69 of 84 planned runs with a row; the 15 without one", figure: "69 of", record: MECH_VM_PROV[2]!, alsoReads: MECH_VM_PROV, field: "Σ rows over the pooled icount group's cells (cellCompleteness)", value: completeness("vm", (cs) => cs.reduce((a, c) => a + c.rows, 0)) },
+  { doc: R, sentence: "factorial has 69 of 84 planned runs with a row; the 15 without one", figure: "84", record: MECH_VM_PROV[2]!, alsoReads: MECH_VM_PROV, field: "Σ planned runs of the pooled icount group", value: completeness("vm", (cs) => cs.reduce((a, c) => a + c.planned, 0)) },
+  { doc: R, sentence: "factorial has 69 of 84 planned runs with a row; the 15 without one", figure: "15", record: MECH_VM_PROV[2]!, alsoReads: MECH_VM_PROV, field: "lost runs (planned, no row) of the pooled icount group", value: completeness("vm", (cs) => cs.reduce((a, c) => a + c.lost.length, 0)) },
+  { doc: R, sentence: "every one of its 12 cells has at least its design's 3 runs (fewest 4)", figure: "12 cells", record: MECH_VM_PROV[2]!, alsoReads: MECH_VM_PROV, field: "complete cells of the pooled icount group", value: completeness("vm", (cs) => cs.filter((c) => c.complete).length) },
+  { doc: R, sentence: "every one of its 12 cells has at least its design's 3 runs (fewest 4)", figure: "3 runs", record: MECH_VM_PROV[2]!, alsoReads: MECH_VM_PROV, field: "largest design count per cell", value: completeness("vm", (cs) => Math.max(...cs.map((c) => c.design))) },
+  { doc: R, sentence: "every one of its 12 cells has at least its design's 3 runs (fewest 4)", figure: "fewest 4", record: MECH_VM_PROV[2]!, alsoReads: MECH_VM_PROV, field: "fewest rows in a cell", value: completeness("vm", (cs) => Math.min(...cs.map((c) => c.rows))) },
+  { doc: R, sentence: "the PostgreSQL factorial has 26 of 40, every one of its 8 cells at least 3", figure: "26 of", record: MECH_PG_PROV[0]!, alsoReads: MECH_PG_PROV, field: "Σ rows of the pooled PostgreSQL group", value: completeness("pg", (cs) => cs.reduce((a, c) => a + c.rows, 0)) },
+  { doc: R, sentence: "the PostgreSQL factorial has 26 of 40, every one of its 8 cells at least 3", figure: "40", record: MECH_PG_PROV[0]!, alsoReads: MECH_PG_PROV, field: "Σ planned runs of the pooled PostgreSQL group", value: completeness("pg", (cs) => cs.reduce((a, c) => a + c.planned, 0)) },
+  { doc: R, sentence: "the PostgreSQL factorial has 26 of 40, every one of its 8 cells at least 3", figure: "8 cells", record: MECH_PG_PROV[0]!, alsoReads: MECH_PG_PROV, field: "complete cells of the pooled PostgreSQL group", value: completeness("pg", (cs) => cs.filter((c) => c.complete).length) },
+  { doc: R, sentence: "the PostgreSQL factorial has 26 of 40, every one of its 8 cells at least 3", figure: "least 3", record: MECH_PG_PROV[0]!, alsoReads: MECH_PG_PROV, field: "fewest rows in a PostgreSQL cell", value: completeness("pg", (cs) => Math.min(...cs.map((c) => c.rows))) },
+  { doc: R, sentence: "the host's load was 22.53 at the start", figure: "22.53", record: `${MV4}/record.json`, field: "concurrent: the first load average at the start", value: (t) => loadAtStartOf((json(t) as { concurrent: unknown }).concurrent)! },
+  { doc: R, sentence: "28 holder preemptions in 4 runs, 3 of 6 in the kernel under full and 10 of 22 under lazy", figure: "28", record: `${MV4}/out/rows.json`, field: "Σ holder preemptions, 4k/off", value: tcg4(null, (r) => r.reduce((a, x) => a + x.preemptions, 0)) },
+  { doc: R, sentence: "28 holder preemptions in 4 runs, 3 of 6 in the kernel under full and 10 of 22 under lazy", figure: "4 runs", record: `${MV4}/out/rows.json`, field: "runs, 4k/off", value: tcg4(null, (r) => r.reduce((a, x) => a + x.runs, 0)) },
+  { doc: R, sentence: "28 holder preemptions in 4 runs, 3 of 6 in the kernel under full and 10 of 22 under lazy", figure: "3 of", record: `${MV4}/out/rows.json`, field: "full: in-kernel holder preemptions", value: tcg4("full", (r) => r[0]!.inKernel) },
+  { doc: R, sentence: "28 holder preemptions in 4 runs, 3 of 6 in the kernel under full and 10 of 22 under lazy", figure: "of 6", record: `${MV4}/out/rows.json`, field: "full: holder preemptions", value: tcg4("full", (r) => r[0]!.preemptions) },
+  { doc: R, sentence: "28 holder preemptions in 4 runs, 3 of 6 in the kernel under full and 10 of 22 under lazy", figure: "10 of", record: `${MV4}/out/rows.json`, field: "lazy: in-kernel holder preemptions", value: tcg4("lazy", (r) => r[0]!.inKernel) },
+  { doc: R, sentence: "28 holder preemptions in 4 runs, 3 of 6 in the kernel under full and 10 of 22 under lazy", figure: "of 22", record: `${MV4}/out/rows.json`, field: "lazy: holder preemptions", value: tcg4("lazy", (r) => r[0]!.preemptions) },
+  { doc: R, sentence: "with the guest idle 75–94 % of vCPU time", figure: "75", record: `${MV4}/out/rows.json`, field: "least idlePct of the 4k/off runs", value: tcg4(null, (r) => Math.min(...r.map((x) => x.idleMin!))) },
+  { doc: R, sentence: "with the guest idle 75–94 % of vCPU time", figure: "94", record: `${MV4}/out/rows.json`, field: "largest idlePct of the 4k/off runs", value: tcg4(null, (r) => Math.max(...r.map((x) => x.idleMax!))) },
   // §8, the host record's counts (integers: not caught by the measured-number scan, so listed here).
   { doc: R, sentence: "0 of 165 holder preemptions inside the kernel", figure: "0 of", record: HOST_ROWS, field: "totals.kernel of none/4k/off", value: hostCell("4k", (c) => c.totals.kernel) },
   { doc: R, sentence: "0 of 165 holder preemptions inside the kernel", figure: "165", record: HOST_ROWS, field: "totals.desched of none/4k/off", value: hostCell("4k", (c) => c.totals.desched) },
@@ -947,6 +999,7 @@ export const MEASURED_REGIONS: MeasuredRegion[] = [
   { doc: R, from: "On the machine of 2026-12-01 and the early hours", to: "### What cannot be reproduced, and why" },
   // §8 (issue 14): the mechanism's results.
   { doc: R, from: "What is recorded so far (all TCG functional evidence", to: "What icount cannot model:" },
+  { doc: R, from: "The model of where a holder is preempted (issue 26 item 6;", to: "Notebook 07's vCPU table puts it beside" },
   { doc: R, from: "### Our A/A series (the noise floor of this machine)", to: "To measure the noise floor of a quiet machine" },
   { doc: R, from: "- Launch order.", to: "- The earlier doubt is settled." },
   { doc: R, from: "`npm run test:e2e` runs this whole path", to: "The preemption-mode × extension design" },

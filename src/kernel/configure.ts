@@ -197,7 +197,25 @@ export function missingMessage(missing: MissingOption[]): string {
   return `${missing.length} requested option(s) did not survive olddefconfig:\n${lines.join("\n")}`;
 }
 
-/** Reads and checks the fragments: unknown files and one option asked with two values are errors. */
+/**
+ * The options a fragment may take over from earlier fragments: its `# slicelab-overrides: NAME …`
+ * lines (names without CONFIG_). The HZ fragments use it to replace slice-ext's tick.
+ */
+export function fragmentOverrides(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const raw of text.split("\n")) {
+    const m = /^#\s*slicelab-overrides:\s*(.*)$/.exec(raw.trim());
+    if (!m) continue;
+    for (const n of m[1]!.split(/\s+/).filter(Boolean)) out.add(n.replace(/^CONFIG_/, ""));
+  }
+  return out;
+}
+
+/**
+ * Reads and checks the fragments: unknown files and one option asked with two values are errors,
+ * unless the later fragment names the option in a `# slicelab-overrides:` line (then its value wins,
+ * as in merge_config.sh, and is the one checked after olddefconfig).
+ */
 export function readFragments(paths: string[]): { entries: ConfigEntry[]; files: { path: string; sha256: string }[] } {
   const byName = new Map<string, ConfigEntry>();
   const files: { path: string; sha256: string }[] = [];
@@ -205,9 +223,12 @@ export function readFragments(paths: string[]): { entries: ConfigEntry[]; files:
     if (!existsSync(p)) throw new UserError(`config fragment ${p}: no such file`);
     const text = readFileSync(p, "utf8");
     files.push({ path: p, sha256: sha256(text) });
+    const overrides = fragmentOverrides(text);
     for (const e of parseConfigFragment(text, p)) {
       const prev = byName.get(e.name);
-      if (prev && prev.value !== e.value) {
+      if (prev && prev.value !== e.value && prev.file !== p && overrides.has(e.name)) {
+        byName.delete(e.name);
+      } else if (prev && prev.value !== e.value) {
         throw new UserError(`${e.file}:${e.line}: CONFIG_${e.name}=${e.value} conflicts with ${prev.file}:${prev.line}: CONFIG_${e.name}=${prev.value}`);
       }
       byName.set(e.name, e);

@@ -26,6 +26,18 @@ export function cachedKernel(fragments: string[] = DEFAULT_FRAGMENTS): BuildReco
   return readBuildRecord(buildDirFor(tree, fragments.map(fragmentPath)));
 }
 
+/** The tick rates the kit builds kernels for (the model's HZ sweep, issue 26 item 6); 1000 is slice-ext.config's. */
+export const KERNEL_HZ = [100, 250, 1000] as const;
+
+/**
+ * The fragments of the kit's kernel at a tick rate: the default (slice-ext + vm, HZ 1000) or, for
+ * 100 and 250, the same plus kernel-patches/linux/hz<N>.config, which replaces only the tick.
+ */
+export function hzFragments(hz: number): string[] {
+  if (!(KERNEL_HZ as readonly number[]).includes(hz)) throw new UserError(`HZ ${hz}: expected one of ${KERNEL_HZ.join(", ")} (kernel-patches/linux/hz<N>.config)`);
+  return hz === 1000 ? [...DEFAULT_FRAGMENTS] : [...DEFAULT_FRAGMENTS, `hz${hz}`];
+}
+
 /** Where `applySeries` puts `base` patched with the series in `seriesDir` (named by the series' hash). */
 export function patchedTreeDir(base: KernelTree, seriesDir: string): string {
   const dir = resolve(seriesDir);

@@ -8,6 +8,7 @@ import * as Plot from "@observablehq/plot";
 import { renderSvg, type EvidenceBadge } from "./render.js";
 import { CATEGORY_COLORS, INK, MUTED, SIZE } from "./style.js";
 import type { CellSummary } from "../analysis/mechanism.js";
+import { hzValidationTakeaway, type ValidationPoint } from "../analysis/mechanism-model-hz.js";
 
 export interface MechanismFigureOptions {
   width?: number;
@@ -123,4 +124,47 @@ export function mechanismSharePlot(cells: readonly CellSummary[], options: Mecha
       Plot.frame({ stroke: INK, strokeOpacity: 0.15 }),
     ],
   }, { legend: measures.map((m, i) => ({ label: m, color: colors[i]! })) });
+}
+
+// ---- issue 26 item 6: the model against the emulator at every recorded HZ ----
+
+export interface HzFigureOptions {
+  width?: number;
+  title?: string;
+  badge?: EvidenceBadge;
+}
+
+const MODE_COLORS: Record<string, string> = { full: CATEGORY_COLORS[0]!, lazy: CATEGORY_COLORS[1]! };
+const HZ_SYMBOLS = ["circle", "square", "triangle", "diamond"] as const;
+
+/** Predicted against observed in-kernel share per cell, one mark per cell and HZ, the observed 95 % interval as a vertical rule, y = x for reference. */
+export function hzValidationPlot(points: readonly ValidationPoint[], o: HzFigureOptions = {}): string {
+  const hzs = [...new Set(points.map((p) => p.hz))].sort((a, b) => a - b);
+  const rows = points.map((p) => ({ ...p, predictedPct: 100 * p.predicted, observedPct: 100 * p.observed, loPct: 100 * p.lo, hiPct: 100 * p.hi, series: `${p.mode}, HZ ${p.hz}` }));
+  const top = Math.max(10, ...rows.map((r) => Math.max(r.predictedPct, r.hiPct))) * 1.05;
+  const legend = hzs.flatMap((hz) => ["full", "lazy"].filter((m) => points.some((p) => p.mode === m && p.hz === hz)).map((m) => ({ label: `${m}, HZ ${hz} (${HZ_SYMBOLS[hzs.indexOf(hz) % HZ_SYMBOLS.length]})`, color: MODE_COLORS[m] ?? MUTED })));
+  return renderSvg(
+    {
+      width: o.width ?? SIZE.width,
+      height: 340,
+      ariaLabel: "in-kernel share of holder preemptions per cell: the model's prediction against the observed share with its 95 % interval, per mode and HZ",
+      marginLeft: 56,
+      x: { label: "predicted in-kernel share (%)", domain: [0, top], grid: true },
+      y: { label: "observed in-kernel share (%)", domain: [0, top], grid: true },
+      color: { domain: Object.keys(MODE_COLORS), range: Object.values(MODE_COLORS), legend: false },
+      symbol: { domain: hzs.map(String), range: hzs.map((_, i) => HZ_SYMBOLS[i % HZ_SYMBOLS.length]!), legend: false },
+      marks: [
+        Plot.line([[0, 0], [top, top]], { stroke: MUTED, strokeDasharray: "4,3" }),
+        Plot.ruleX(rows, { x: "predictedPct", y1: "loPct", y2: "hiPct", stroke: "mode", strokeOpacity: 0.6 }),
+        Plot.dot(rows, { x: "predictedPct", y: "observedPct", stroke: "mode", fill: "mode", fillOpacity: 0.35, symbol: (d: { hz: number }) => String(d.hz), r: 3.5 }),
+        Plot.ruleY([0], { stroke: INK }),
+      ],
+    },
+    {
+      title: o.title ?? "The model against the emulator: predicted and observed in-kernel share of holder preemptions, per cell",
+      badge: o.badge ?? "emulated (icount)",
+      legend,
+      takeaway: hzValidationTakeaway(points),
+    },
+  );
 }

@@ -64,8 +64,11 @@ export interface FigureOptions {
   takeaway?: string | false;
 }
 
-/** "emulated": QEMU TCG runs (counts valid, times not performance); "real time": runs on hardware or KVM; "published": the source posts' own numbers. */
-export type EvidenceBadge = "emulated" | "real time" | "published";
+/**
+ * "emulated": QEMU TCG runs (counts valid, times not performance), "emulated (icount)" when every run
+ * is instruction-counted TCG; "real time": runs on hardware or KVM; "published": the source posts' own numbers.
+ */
+export type EvidenceBadge = "emulated" | "emulated (icount)" | "real time" | "published";
 
 /** A colour legend drawn under the title: one swatch and label per item, wrapped to the figure's width. */
 export interface LegendItem {
@@ -140,6 +143,7 @@ export function wrapText(text: string, width: number, size: number = FONT_SIZE):
 
 const BADGE_COLORS: Record<EvidenceBadge, { fill: string; stroke: string }> = {
   emulated: { fill: "#fff1c2", stroke: "#d4a72c" },
+  "emulated (icount)": { fill: "#fff1c2", stroke: "#d4a72c" },
   "real time": { fill: "#dafbe1", stroke: "#4ac26b" },
   published: { fill: "#ddf4ff", stroke: "#54aeff" },
 };

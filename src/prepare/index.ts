@@ -8,13 +8,16 @@
  *         PostgreSQL 18 unpatched and patched
  *   e2e   all of `test`, plus the tracepoint kernel (kernel-patches/linux/series/slicelab applied) and
  *         the rseq fix kernel (kernel-patches/linux/series/rseq-slice-stale-work applied)
+ *   hz    the slice-extension kernel and the same at HZ 100 and 250 (kernel-patches/linux/hz100.config,
+ *         hz250.config): what the model's HZ sweep boots (`study run mechanism-model-sweep --param hz=N`);
+ *         no test needs them, so neither `test` nor `e2e` builds them
  *
  * Each step reports "cached" or what it built and how long it took; `--json` gives the same as a
  * record (what `scripts/test.sh --record` keeps).
  */
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { ensureKernel, ensurePatchedTree } from "../kernel/ensure.js";
+import { ensureKernel, ensurePatchedTree, hzFragments } from "../kernel/ensure.js";
 import { buildRecordPath } from "../kernel/build.js";
 import { buildPostgres } from "../postgres/build.js";
 import { prepareCheckTree } from "../postgres/check-vm.js";
@@ -24,7 +27,7 @@ import { staleSeriesDir } from "../vm/rseq-stale.js";
 import { UserError } from "../util/errors.js";
 import { cacheDir, repoRoot } from "../util/paths.js";
 
-export const PREPARE_TARGETS = ["test", "e2e"] as const;
+export const PREPARE_TARGETS = ["test", "e2e", "hz"] as const;
 export type PrepareTarget = (typeof PREPARE_TARGETS)[number];
 
 export interface StepResult {
@@ -66,7 +69,7 @@ function kernelSteps(): Step[] {
   return [
     {
       name: "kernel (slice-ext + vm)",
-      targets: ["test", "e2e"],
+      targets: ["test", "e2e", "hz"],
       async run(log) {
         const rec = await ensureKernel({ log, onLine: makeProgress("make", log) });
         return { detail: `${rec.version}, ${rec.seconds} s build`, path: buildRecordPath(rec.buildDir) };
@@ -98,6 +101,15 @@ function kernelSteps(): Step[] {
         return { detail: `${rec.version} + ${tree.patchSeries?.split("/").pop() ?? "series"}, ${rec.seconds} s build`, path: buildRecordPath(rec.buildDir) };
       },
     },
+    ...[100, 250].map((hz): Step => ({
+      name: `kernel at HZ ${hz} (slice-ext + vm + hz${hz})`,
+      targets: ["hz"],
+      async run(log) {
+        // After the default kernel: with ccache, only the files that use HZ compile again.
+        const rec = await ensureKernel({ fragments: hzFragments(hz), log, onLine: makeProgress("make", log) });
+        return { detail: `${rec.version} HZ ${hz}, ${rec.seconds} s build${rec.ccacheHits !== null ? ` (ccache hits ${rec.ccacheHits}, misses ${rec.ccacheMisses})` : ""}`, path: buildRecordPath(rec.buildDir) };
+      },
+    })),
   ];
 }
 
@@ -151,7 +163,7 @@ export function prepareSteps(target: PrepareTarget): string[] {
 
 export function parseTarget(word: string | undefined): PrepareTarget {
   if (word !== undefined && (PREPARE_TARGETS as readonly string[]).includes(word)) return word as PrepareTarget;
-  throw new UserError(`slicelab prepare: expected test or e2e, found ${word === undefined ? "nothing" : JSON.stringify(word)}`);
+  throw new UserError(`slicelab prepare: expected test, e2e or hz, found ${word === undefined ? "nothing" : JSON.stringify(word)}`);
 }
 
 /**

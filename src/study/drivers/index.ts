@@ -303,11 +303,12 @@ export const DRIVERS: readonly DriverSpec[] = [
       { name: "duration", kind: "number", default: 1, above: 0, doc: "seconds per run (guest time)" },
       { name: "region_mib", kind: "int", default: 512, min: 2, doc: "the region of fresh pages" },
       { name: "accel", kind: "enum", default: "tcg-icount", choices: ["tcg-icount", "tcg"], doc: "the VM's accelerator" },
+      { name: "hz", kind: "enum", default: "1000", choices: ["100", "250", "1000"], doc: "the guest kernel's tick rate: 1000 is the kit's kernel, 100 and 250 the same built with hz100/hz250.config (`slicelab prepare hz`)" },
     ],
     plan: (p) => {
       const cells = (p.fault_every as string[]).length * (p.cs_ns as string[]).length * (p.modes as string[]).length;
       const runs = n(p, "blocks") * cells;
-      return { runs, seconds: 120 + runs * (n(p, "duration") * 40 + 30), text: `${n(p, "blocks")} randomised blocks × ${cells} cells (fault every ${(p.fault_every as string[]).join(",")} × sections ${(p.cs_ns as string[]).join(",")} ns × mode ${(p.modes as string[]).join(",")}; 4 KB pages, extension off) = ${runs} runs of ${n(p, "duration")} s in one ${String(p.accel)} boot, 1 vCPU` };
+      return { runs, seconds: 120 + runs * (n(p, "duration") * 40 + 30), text: `${n(p, "blocks")} randomised blocks × ${cells} cells (fault every ${(p.fault_every as string[]).join(",")} × sections ${(p.cs_ns as string[]).join(",")} ns × mode ${(p.modes as string[]).join(",")}; 4 KB pages, extension off) = ${runs} runs of ${n(p, "duration")} s in one ${String(p.accel)} boot, 1 vCPU, HZ ${String(p.hz ?? "1000")}` };
     },
     verdictFile: "model.json",
     bootsVm: true,

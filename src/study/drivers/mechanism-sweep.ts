@@ -6,7 +6,8 @@
  * share of holder preemptions beside the model's prediction from the cell's own d and L
  * (src/analysis/mechanism-model.ts): out/model.json and out/rows.json.
  */
-import { cachedKernel, defaultKernelImage } from "../../kernel/ensure.js";
+import { cachedKernel, defaultKernelImage, hzFragments } from "../../kernel/ensure.js";
+import { readDotConfig } from "../../kernel/kconfig.js";
 import { loadAverage, kitInfo, hostInfo } from "../../bench/provenance.js";
 import { defaultShape, runMechanismInVm, type PlannedRun, type PreemptMode } from "../../drivers/mechanism/index.js";
 import { blockedPlan } from "../../vm/blocked-plan.js";
@@ -33,8 +34,8 @@ export async function mechanismSweep(ctx: DriverContext): Promise<DriverResult> 
   const plan: PlannedRun[] = blockedPlan(cells, num("blocks"), num("seed"));
   const started = new Date().toISOString();
   const loadStart = loadAverage();
-  const rec = cachedKernel();
-  const kernel = defaultKernelImage();
+  const wantHz = Number(p.hz ?? "1000");
+  const { rec, kernel } = sweepKernel(wantHz);
   const r = await runMechanismInVm({
     kernel, kernelRelease: rec?.version, accel: p.accel as Accel, cpus: 1, blocks: num("blocks"), modes, pages: ["4k"], extensions: ["off"],
     seed: num("seed"), durationS: num("duration"), regionMiB: num("region_mib"), plan, onConsole: consoleLines(ctx.log),
@@ -43,19 +44,41 @@ export async function mechanismSweep(ctx: DriverContext): Promise<DriverResult> 
   const byId = new Map(plan.map((x) => [x.id, x]));
   const rows = r.rows.map((row) => ({ ...row, faultEvery: byId.get(row.run)!.shape!.faultEvery!, csNs: byId.get(row.run)!.shape!.csNs! }));
   const hz = r.guest.hz ?? null;
+  // The tick is the factor under test: a guest at another HZ than asked would mislabel the record.
+  const hzProblem = hzMismatch(wantHz, hz);
+  if (hzProblem) throw new UserError(`${hzProblem}; raw files in ${r.rawDir}`);
   writeRunFiles(ctx.out, rows, rowsCsv(rows), {
     what: "the model's validation sweep: first touch every f-th section × section length × mode, 4 KB pages, extension off, in the VM",
     evidence: p.accel === "kvm" ? "KVM guest" : "TCG functional evidence (icount: guest time in guest instructions): counts of where preemptions land; times are emulated",
     command: ["slicelab", "study", "run", "mechanism-model-sweep"],
     started, ended: new Date().toISOString(), loadStart, loadEnd: loadAverage(),
-    design: { blocks: num("blocks"), seed: num("seed"), factors: { fault_every: fs.map(String), cs_ns: ls.map(String), mode: modes } },
+    design: { blocks: num("blocks"), seed: num("seed"), hz: wantHz, factors: { fault_every: fs.map(String), cs_ns: ls.map(String), mode: modes } },
     vm: r.vm, kernel: { release: r.kernelRelease, bzImage: kernel, build: rec ? { version: rec.version, bzImageSha256: rec.bzImageSha256, configSha256: rec.configSha256 } : null, guestConfigSha256: r.guest.configSha256, hz },
     guest: r.guest, shape: defaultShape({ durationS: num("duration"), regionMiB: num("region_mib") }), plan, failed: r.failed, micro: r.micro, rawDir: r.rawDir, kit: kitInfo(), host: hostInfo(),
   });
-  if (hz === null) ctx.log("the guest's CONFIG_HZ was not readable: model.json cannot use HZ (lazy escalation)");
-  writeFileAtomic(join(ctx.out, "model.json"), `${JSON.stringify({ hz, cells: sweepCells(rows, { hz: hz ?? 1000 }) }, null, 2)}\n`);
+  writeFileAtomic(join(ctx.out, "model.json"), `${JSON.stringify({ hz, cells: sweepCells(rows, { hz: hz ?? wantHz }) }, null, 2)}\n`);
   ctx.log(`${rows.length} runs with a row, ${r.failed.length} without`);
   return { binDirs: [], envelope: mechanismEnvelope(ctx.out) };
+}
+
+/** The kernel the sweep boots at a tick rate: the kit's (HZ 1000) or the hz<N> build of `slicelab prepare hz`. */
+export function sweepKernel(hz: number): { rec: ReturnType<typeof cachedKernel>; kernel: string } {
+  if (hz === 1000) return { rec: cachedKernel(), kernel: defaultKernelImage() };
+  const frags = hzFragments(hz);
+  const rec = cachedKernel(frags);
+  if (!rec) throw new UserError(`no kernel built at HZ ${hz} in the cache: run \`slicelab prepare hz\` (or \`slicelab kernel configure ${frags.map((f) => `--fragment ${f}`).join(" ")}\` and \`kernel build\` with the same fragments)`);
+  // Before a boot of many minutes: the build's own .config must say this HZ.
+  const cfg = join(rec.buildDir, ".config");
+  const built = existsSync(cfg) ? Number(readDotConfig(readFileSync(cfg, "utf8"), cfg).get("HZ") ?? NaN) : NaN;
+  const problem = hzMismatch(hz, Number.isFinite(built) ? built : null, "the build");
+  if (problem) throw new UserError(`${cfg}: ${problem}`);
+  return { rec, kernel: rec.bzImage };
+}
+
+/** Why a kernel's CONFIG_HZ (the guest's from /proc/config.gz, or a build's .config) does not fit the sweep's asked tick rate, or null. */
+export function hzMismatch(asked: number, found: number | null | undefined, what = "the guest kernel"): string | null {
+  if (found === null || found === undefined) return `${what}'s CONFIG_HZ was not readable, expected ${asked}: the HZ sweep cannot label this record`;
+  return found === asked ? null : `${what} has CONFIG_HZ=${found}, expected ${asked} (not the kernel built for HZ ${asked})`;
 }
 
 /** Recomputes DIR/out/model.json (a mechanism-model-sweep record) from its rows.json and the guest's HZ in provenance.json. */
