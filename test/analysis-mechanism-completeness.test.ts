@@ -49,7 +49,7 @@ test("the committed PostgreSQL factorial: cells by mode × huge_pages × extensi
   const root = join(repoRoot(), "data", "runs", "mechanism-2026");
   const { pg } = pickMechanismGroups(loadMechanismGroups(root));
   if (!pg) return t.skip("no PostgreSQL mechanism record in this checkout");
-  const cells = cellCompleteness(readCompletenessRecords(root, pg.names));
+  const cells = cellCompleteness(readCompletenessRecords(repoRoot(), pg.paths));
   assert.deepEqual(cells.map((c) => c.cell), ["full · huge_pages off · ext off", "full · huge_pages off · ext on", "full · huge_pages on · ext off", "full · huge_pages on · ext on", "lazy · huge_pages off · ext off", "lazy · huge_pages off · ext on", "lazy · huge_pages on · ext off", "lazy · huge_pages on · ext on"]);
   assert.equal(cells.flatMap((c) => c.lost).length, pg.prov.failed.length);
   assert.ok(cells.flatMap((c) => c.lost).every((l) => !l.endsWith("no row and no stated reason")));

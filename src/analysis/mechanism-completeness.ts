@@ -88,7 +88,7 @@ export function completenessSentence(cells: readonly CellCompleteness[], label: 
     : `${head} ${short.length} of ${cells.length} cells are short of their design's runs: ${short.map((c) => `${c.cell} (${c.rows} of ${c.design})`).join(", ")}.`;
 }
 
-/** The records of a pooled group (names under `root`), read from their provenance.json and rows.json. */
+/** The records of a pooled group (names, or a group's `paths`, under `root`), read from their provenance.json and rows.json. */
 export function readCompletenessRecords(root: string, names: readonly string[]): CompletenessRecord[] {
   return names.map((name) => {
     const dir = existsSync(join(root, name, "out", "rows.json")) ? join(root, name, "out") : join(root, name);

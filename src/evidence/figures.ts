@@ -447,11 +447,11 @@ const sweepCount = (mode: string, what: "agree" | "decided" | "kernel" | "preemp
   return what === "agree" ? d.filter((c) => c.agrees).length : what === "decided" ? d.length : what === "kernel" ? cs.reduce((a, c) => a + c.kernel, 0) : cs.reduce((a, c) => a + c.kernel + c.atReturn, 0);
 };
 const MECH_VM_PROV = ["20261201T193546Z", "20261201T194000Z", "20261201T215612Z", "20261204T193646Z", "20261204T194849Z"].map((n) => `${MECH}/${n}/provenance.json`);
-const MECH_PG_PROV = ["20261201T224018Z", "20261201T231710Z"].map((n) => `${MECH}/${n}/provenance.json`);
+const MECH_PG_PROV = ["20261201T224018Z", "20261201T231710Z"].map((n) => `data/runs/mechanism-pg/${n}/provenance.json`);
 const completeness = (g: "vm" | "pg", f: (cs: CellCompleteness[]) => number) => (_t: string, root: string): number => {
   const grp = mechPick(root)[g];
   if (!grp) throw new Error(`no ${g} group under ${MECH}`);
-  return f(cellCompleteness(readCompletenessRecords(join(root, MECH), grp.names)));
+  return f(cellCompleteness(readCompletenessRecords(root, grp.paths)));
 };
 const MV4 = "data/runs/mechanism-micro/20261204T215207Z";
 const tcg4 = (mode: string | null, f: (r: VcpuRow[]) => number) => (t: string): number => {
