@@ -81,17 +81,17 @@ export const SLICE_STATS_SQL = "SELECT row_to_json(s)::text FROM pg_stat_get_sli
 
 /**
  * The settings from SLICE_SETTINGS_SQL's output; when the server has the patch but no
- * `slice_extension_stats` setting (v2 and later), `statsRow()` gives SLICE_STATS_SQL's output and its
+ * `slice_extension_stats` setting (v2 and later), `statsRow` is SLICE_STATS_SQL's output and its
  * numbers become the same `k=v …` text. Shared by the runner (live) and the bundle's import (files).
  */
-export async function sliceSettingsFromText(settingsText: string, statsRow: () => Promise<string> | string): Promise<Record<string, string>> {
+export function sliceSettingsFromText(settingsText: string, statsRow: (() => string) | undefined): Record<string, string> {
   const settings: Record<string, string> = {};
   for (const line of settingsText.split("\n")) {
     const eq = line.indexOf("=");
     if (eq > 0) settings[line.slice(0, eq)] = line.slice(eq + 1);
   }
-  if (settings.slice_extension !== undefined && settings.slice_extension_stats === undefined) {
-    const row = JSON.parse(await statsRow()) as Record<string, unknown>;
+  if (needsSliceStatsRow(settings) && statsRow) {
+    const row = JSON.parse(statsRow()) as Record<string, unknown>;
     settings.slice_extension_stats = Object.entries(row)
       .filter(([, v]) => typeof v === "number")
       .map(([k, v]) => `${k}=${v as number}`)
@@ -100,9 +100,16 @@ export async function sliceSettingsFromText(settingsText: string, statsRow: () =
   return settings;
 }
 
+/** A patched server whose counters come from pg_stat_get_slice_extension() (patch v2 and later). */
+export function needsSliceStatsRow(settings: Record<string, string>): boolean {
+  return settings.slice_extension !== undefined && settings.slice_extension_stats === undefined;
+}
+
 /** The `slice_extension*` settings of a server (empty on a server without our patch). */
 export async function sliceExtensionSettings(cluster: Cluster, db: string): Promise<Record<string, string>> {
-  return sliceSettingsFromText(await cluster.query(SLICE_SETTINGS_SQL, db), () => cluster.query(SLICE_STATS_SQL, db));
+  const text = await cluster.query(SLICE_SETTINGS_SQL, db);
+  const row = needsSliceStatsRow(sliceSettingsFromText(text, undefined)) ? await cluster.query(SLICE_STATS_SQL, db) : undefined;
+  return sliceSettingsFromText(text, row === undefined ? undefined : () => row);
 }
 
 /** The record of the patch's setting, status and counter change around one workload (the runner's and the import's). */

@@ -17,7 +17,9 @@ import { rowsCsv, writeAnalysis } from "../vm/mechanism-files.js";
 import { studyNames } from "../study/study.js";
 import { UserError } from "../util/errors.js";
 import { writeFileAtomic } from "../util/fs.js";
-import { RESULTS_FORMATS_READ, type BundleManifest, type BundleResults, type PlanFile } from "./format.js";
+import { RESULTS_FORMATS_READ, type BundleManifest, type BundleResults, type PgBundleManifest, type PlanFile } from "./format.js";
+import { importPgResults } from "./import-pg.js";
+import type { PgPlanFile } from "./postgres.js";
 import { readMachine, type MachineFacts } from "./machine.js";
 
 export interface ImportOptions {
@@ -181,6 +183,8 @@ export function importResults(input: string, o: ImportOptions): ImportResult {
   const ex = statSync(src).isDirectory() ? { dir: src, cleanup: () => {} } : extract(src);
   try {
     const { results, manifest, plan } = checkResults(ex.dir, o);
+    // A PostgreSQL bundle's results: the runner's series reduction (src/bundle/import-pg.ts).
+    if ((manifest as unknown as PgBundleManifest).kind === "postgres") return importPgResults(ex.dir, { results, manifest: manifest as unknown as PgBundleManifest, plan: plan as unknown as PgPlanFile }, o);
     const machine = readMachine(join(ex.dir, "machine"));
     const { rows, failed } = reduceRuns(ex.dir, plan, { kernelRelease: machine.kernelRelease, traced: results.traced });
     if (rows.length === 0) throw new UserError(`${ex.dir}: no run produced a row (${failed.slice(0, 3).map((f) => `${f.run}: ${f.reason}`).join("; ")}${failed.length > 3 ? "; …" : ""}): nothing to import`);
