@@ -163,6 +163,9 @@ export function importPgResults(dir: string, c: { results: BundleResults; manife
     writeRecord(tmp, envelope);
     writeFileAtomic(join(tmp, "provenance.json"), `${JSON.stringify({ what: "a PostgreSQL bundle's results (slicelab bundle + run.sh), imported", results, bundle: { id: manifest.id, made: manifest.made, probe: manifest.probe, postgres: manifest.postgres }, machine, plan: plan.runs, failed, importedBy: kitInfo(), importedAt: new Date().toISOString() }, null, 2)}\n`);
     const analysis = analyzeStudyRecord(tmp, planStudyView(study, plan));
+    // The analysis ran in the temporary sibling: its messages name the record's final directory.
+    for (const f of ["analysis.json", "record.json", "report.html"]) writeFileAtomic(join(tmp, f), readFileSync(join(tmp, f), "utf8").replaceAll(tmp, out));
+    analysis.reason = analysis.reason.replaceAll(tmp, out);
     const rec = readRecord(tmp);
     rec.files = readdirSync(tmp).filter((n) => n !== "record.json" && n !== "SHA256SUMS").sort();
     writeRecord(tmp, rec);

@@ -13,7 +13,9 @@ const usage = `usage: slicelab import FILE|DIR [--study NAME] [--runs-root DIR] 
   bundle format, results of another study than --study, a plan that does not match. Each run is
   reduced by the same code as the kit's VM runner; the machine run.sh recorded (kernel, HZ,
   preemption modes debugfs accepted, mitigations, steal time, bare metal / VM / sandbox) goes into
-  the envelope. --runs-root: another records root (default data/runs of this clone).`;
+  the envelope. A PostgreSQL bundle's runs become the series directory the kit's runner writes
+  (pgbench's parser, the patch's counters, results.csv) and get the study's analysis.
+  --runs-root: another records root (default data/runs of this clone).`;
 
 export const importCommand: Command = {
   name: "import",
