@@ -1,13 +1,14 @@
 // `slicelab bundle dipietro-2026-metal` (issue 25 item 1, the PostgreSQL part): a small bundle of the
 // baseline and patched PostgreSQL 18 builds (with their libraries and loader) is built, extracted and
 // run natively on this host under an empty environment with a PATH of sh and coreutils only (no node,
-// npm, cc, tar, python3), imported into a temporary runs root, and the record checked: tps rows per
+// npm, cc, tar, python3), interrupted with SIGINT after its first run (the cluster stopped) and resumed,
+// imported into a temporary runs root, and the record checked: tps rows per
 // planned run through the runner's series reduction, the patch version, the environment (real time,
 // the reference path on this kernel), the bundled glibc. run.sh's refusals for the cluster user are
 // checked with one line each. Tests never write into data/ or the working tree.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -78,12 +79,35 @@ test("a PostgreSQL bundle runs natively with nothing but sh and coreutils and im
     refuse({}, ["--check", "--out", join(closed, "r")], /^run\.sh: refused: user \S+ cannot write .*closed\/r\/clusters/);
 
     const out = join(tmp, "results");
+    // First session: Ctrl-C (SIGINT to the process group) once the first run is done; the cluster is stopped.
+    const first = await new Promise<{ code: number | null; text: string }>((resolve) => {
+      const p = spawn("sh", [join(root, "run.sh"), "--budget", "600", "--out", out], { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+      let text = "";
+      let sent = false;
+      const on = (d: Buffer) => {
+        text += d.toString();
+        if (!sent && /run 001-\S+ done/.test(text)) {
+          sent = true;
+          process.kill(-p.pid!, "SIGINT");
+        }
+      };
+      p.stdout.on("data", on);
+      p.stderr.on("data", on);
+      p.on("close", (code) => resolve({ code, text }));
+    });
+    assert.match(first.text, /run 001-\S+ done \(1\/4, block 1, .* ETA \d+ s\)/, "a progress line per run with an ETA");
+    assert.match(first.text, /interrupted: run the same command again to resume/, first.text);
+    for (const d of readdirSync(join(out, "clusters"))) {
+      const pidFile = join(out, "clusters", d, "data", "postmaster.pid");
+      assert.ok(!existsSync(pidFile), `the ${d} cluster was stopped at the interrupt`);
+    }
     const run = spawnSync("sh", [join(root, "run.sh"), "--budget", "600", "--out", out], { env, encoding: "utf8" });
     assert.equal(run.status, 0, run.stdout + run.stderr);
-    assert.match(run.stdout, /run 001-\S+ done \(1\/4, block 1, .* ETA \d+ s\)/, "a progress line per run with an ETA");
+    assert.match(run.stdout, /run 001-\S+ done before \(resumed\)/);
     const res = JSON.parse(readFileSync(join(out, "RESULTS.json"), "utf8"));
     assert.equal(res.path, "reference", "this host's kernel has no slice extension");
     assert.equal(res.complete, true);
+    assert.equal(res.session, 2, "two sessions: interrupted, resumed");
     assert.equal(res.runsWithStatus, res.plannedRuns);
     assert.deepEqual(readdirSync(join(out, "clusters")).filter((d) => existsSync(join(out, "clusters", d, "data"))), [], "the clusters' data removed once the plan is complete");
     assert.ok(readFileSync(join(out, "clusters", "patched", "postgres.log"), "utf8").includes("database system is ready"), "the patched server's log is kept");
