@@ -16,7 +16,8 @@ import type { ResolvedWorkload } from "../bench/protocol.js";
 import { SLICE_SETTINGS_SQL, SLICE_STATS_SQL } from "../bench/series.js";
 import { shQuote } from "../vm/guest-init.js";
 import type { PgPlanFile } from "./postgres.js";
-import { confLines, pgbenchWords, setupKey } from "./postgres.js";
+import { confLines, PG_MAX_CPUS, pgbenchWords, setupKey } from "./postgres.js";
+import { PG_USER } from "../postgres/user.js";
 
 /** run.sh's checks for the PostgreSQL builds and the cluster user (after root and x86-64). */
 export function pgChecksSh(builds: string[]): string {
@@ -96,7 +97,7 @@ note() { echo "slicelab-pg: $*"; echo "$*" >> "$O/notes.txt"; }
 stampns() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
 CPUS=$(nproc)
 . "$H/plans/workloads.sh"
-wl_select "$CPUS" || { note "this machine has $CPUS CPUs; the bundle's workloads are resolved for 1 to ${256} (make the bundle again)"; exit 3; }
+wl_select "$CPUS" || { note "this machine has $CPUS CPUs; the bundle's workloads are resolved for 1 to ${PG_MAX_CPUS} (make the bundle again)"; exit 3; }
 echo "$CPUS" > "$O/cpus"
 cp "$H/plans/workloads.json" "$O/workloads.json"
 uname -r > "$O/uname-r"
@@ -124,7 +125,7 @@ cl_start() {
   mkdir -p "$C" "$SOCK"; chown "$PGUID:$PGGID" "$C" "$SOCK"; chmod 700 "$SOCK"
   if [ ! -f "$C/data/PG_VERSION" ]; then
     rm -rf "$C/data"
-    as_user "$B/initdb" -D "$C/data" -U ${"slicelab"} --auth=trust -E UTF8 --locale=C --no-sync > "$C/initdb.log" 2>&1 || { note "initdb of the $bld cluster failed (clusters/$bld/initdb.log)"; return 1; }
+    as_user "$B/initdb" -D "$C/data" -U ${PG_USER} --auth=trust -E UTF8 --locale=C --no-sync > "$C/initdb.log" 2>&1 || { note "initdb of the $bld cluster failed (clusters/$bld/initdb.log)"; return 1; }
     printf "\\n# Added by slicelab: per-start settings of the kit.\\ninclude_if_exists = 'slicelab.conf'\\n" >> "$C/data/postgresql.conf"
   fi
   if [ -f "$C/data/postmaster.pid" ]; then
@@ -138,7 +139,7 @@ cl_start() {
   CUR_B=$B; CUR_C=$C
   as_user env "$@" "$B/pg_ctl" -D "$C/data" -l "$C/postgres.log" -w -t 120 -s start > "$C/pg_ctl.out" 2>&1 || { note "the $bld cluster did not start (clusters/$bld/postgres.log)"; cl_stop; return 1; }
 }
-q() { "$B/psql" -X -A -t -q -v ON_ERROR_STOP=1 -h "$SOCK" -p "$PORT" -U slicelab -d "$1" -c "$2"; }
+q() { "$B/psql" -X -A -t -q -v ON_ERROR_STOP=1 -h "$SOCK" -p "$PORT" -U ${PG_USER} -d "$1" -c "$2"; }
 sql_step() { q "$2" "$3" >> "$O/setup/$bld-$W_NAME-$1.out" 2>&1; }
 tool_step() { n=$1; shift; "$B/pgbench" "$@" > "$O/setup/$bld-$W_NAME-$n.out" 2>&1; }
 # the database and the workload's setup, once per cluster (clusters/BUILD/setup-KEY)
