@@ -74,23 +74,53 @@ export interface SeriesOptions {
   log?: (line: string) => void;
 }
 
-/** The `slice_extension*` settings of a server (empty on a server without our patch). */
-export async function sliceExtensionSettings(cluster: Cluster, db: string): Promise<Record<string, string>> {
-  const out = await cluster.query("SELECT name || '=' || setting FROM pg_settings WHERE name LIKE 'slice\\_extension%' ORDER BY name", db);
+/** The query for a server's `slice_extension*` settings (one `name=setting` per line). */
+export const SLICE_SETTINGS_SQL = "SELECT name || '=' || setting FROM pg_settings WHERE name LIKE 'slice\\_extension%' ORDER BY name";
+/** Patch v2 and later: the counters come from a function, one JSON row. */
+export const SLICE_STATS_SQL = "SELECT row_to_json(s)::text FROM pg_stat_get_slice_extension() s";
+
+/**
+ * The settings from SLICE_SETTINGS_SQL's output; when the server has the patch but no
+ * `slice_extension_stats` setting (v2 and later), `statsRow` is SLICE_STATS_SQL's output and its
+ * numbers become the same `k=v …` text. Shared by the runner (live) and the bundle's import (files).
+ */
+export function sliceSettingsFromText(settingsText: string, statsRow: (() => string) | undefined): Record<string, string> {
   const settings: Record<string, string> = {};
-  for (const line of out.split("\n")) {
+  for (const line of settingsText.split("\n")) {
     const eq = line.indexOf("=");
     if (eq > 0) settings[line.slice(0, eq)] = line.slice(eq + 1);
   }
-  // patch v2 reads its counters with a function, not a setting: the same `k=v …` text
-  if (settings.slice_extension !== undefined && settings.slice_extension_stats === undefined) {
-    const row = JSON.parse(await cluster.query("SELECT row_to_json(s)::text FROM pg_stat_get_slice_extension() s", db)) as Record<string, unknown>;
+  if (needsSliceStatsRow(settings) && statsRow) {
+    const row = JSON.parse(statsRow()) as Record<string, unknown>;
     settings.slice_extension_stats = Object.entries(row)
       .filter(([, v]) => typeof v === "number")
       .map(([k, v]) => `${k}=${v as number}`)
       .join(" ");
   }
   return settings;
+}
+
+/** A patched server whose counters come from pg_stat_get_slice_extension() (patch v2 and later). */
+export function needsSliceStatsRow(settings: Record<string, string>): boolean {
+  return settings.slice_extension !== undefined && settings.slice_extension_stats === undefined;
+}
+
+/** The `slice_extension*` settings of a server (empty on a server without our patch). */
+export async function sliceExtensionSettings(cluster: Cluster, db: string): Promise<Record<string, string>> {
+  const text = await cluster.query(SLICE_SETTINGS_SQL, db);
+  const row = needsSliceStatsRow(sliceSettingsFromText(text, undefined)) ? await cluster.query(SLICE_STATS_SQL, db) : undefined;
+  return sliceSettingsFromText(text, row === undefined ? undefined : () => row);
+}
+
+/** The record of the patch's setting, status and counter change around one workload (the runner's and the import's). */
+export function sliceExtensionRecord(before: Record<string, string>, after: Record<string, string>): SliceExtensionRecord {
+  const c0 = parseSliceCounters(before.slice_extension_stats ?? "");
+  const c1 = parseSliceCounters(after.slice_extension_stats ?? "");
+  return {
+    setting: before.slice_extension ?? "",
+    status: after.slice_extension_status ?? "",
+    countersDelta: Object.fromEntries(Object.keys(c1).map((k) => [k, c1[k]! - (c0[k] ?? 0)])),
+  };
 }
 
 /** Parses `requests=12 grants=3 …` into numbers. */
@@ -245,14 +275,7 @@ export async function measureWorkload(
   const parsed = parseToolOutput(w.tool, readFileSync(rawFile, "utf8"), rawFile);
   let sliceExtension: SliceExtensionRecord | undefined;
   if (sliceBefore.slice_extension !== undefined) {
-    const after = await sliceExtensionSettings(cluster, w.database);
-    const c0 = parseSliceCounters(sliceBefore.slice_extension_stats ?? "");
-    const c1 = parseSliceCounters(after.slice_extension_stats ?? "");
-    sliceExtension = {
-      setting: sliceBefore.slice_extension,
-      status: after.slice_extension_status ?? "",
-      countersDelta: Object.fromEntries(Object.keys(c1).map((k) => [k, c1[k]! - (c0[k] ?? 0)])),
-    };
+    sliceExtension = sliceExtensionRecord(sliceBefore, await sliceExtensionSettings(cluster, w.database));
   }
   return {
     workload: w.name,

@@ -18,6 +18,8 @@ export interface BundlePlan {
   modes: string[];
   pages: string[];
   extensions: string[];
+  /** A PostgreSQL bundle's builds in this plan (baseline, patched); absent in micro bundles. */
+  builds?: string[];
   blocks: number;
   runs: number;
   perBlock: number;
@@ -73,3 +75,9 @@ export interface PlanFile {
   runs: PlannedRun[];
   shape: MicroShape;
 }
+
+/** A PostgreSQL bundle's manifest (src/bundle/postgres.ts): no micro-benchmark; its builds, protocol and plans instead. */
+export type PgBundleManifest = Omit<BundleManifest, "micro" | "shape"> & {
+  kind: "postgres";
+  postgres: import("./postgres.js").PgManifestPart;
+};

@@ -17,7 +17,10 @@ import { rowsCsv, writeAnalysis } from "../study/drivers/mechanism-files.js";
 import { studyNames } from "../study/study.js";
 import { UserError } from "../util/errors.js";
 import { writeFileAtomic } from "../util/fs.js";
-import { RESULTS_FORMATS_READ, type BundleManifest, type BundleResults, type PlanFile } from "./format.js";
+import { RESULTS_FORMATS_READ, type BundleManifest, type BundleResults, type PgBundleManifest, type PlanFile } from "./format.js";
+import { importPgResults } from "./import-pg.js";
+import type { StudyReportRenderer } from "../study/analyze.js";
+import type { PgPlanFile } from "./postgres.js";
 import { readMachine, type MachineFacts } from "./machine.js";
 import { vmImport } from "./vm.js";
 import type { Accel } from "../vm/qemu.js";
@@ -27,6 +30,9 @@ export interface ImportOptions {
   runsRoot: string;
   /** Refuse results of any other study. */
   study?: string;
+  /** Renders a series study's report.html (src/report/study.ts's studyReport; passed in by the caller, as
+   * the study runner's is: the report layer sits above this one). Needed for PostgreSQL bundles. */
+  render?: StudyReportRenderer;
 }
 
 export interface ImportResult {
@@ -185,6 +191,8 @@ export function importResults(input: string, o: ImportOptions): ImportResult {
   const ex = statSync(src).isDirectory() ? { dir: src, cleanup: () => {} } : extract(src);
   try {
     const { results, manifest, plan } = checkResults(ex.dir, o);
+    // A PostgreSQL bundle's results: the runner's series reduction (src/bundle/import-pg.ts).
+    if ((manifest as unknown as PgBundleManifest).kind === "postgres") return importPgResults(ex.dir, { results, manifest: manifest as unknown as PgBundleManifest, plan: plan as unknown as PgPlanFile }, o);
     const machine = readMachine(join(ex.dir, "machine"));
     // The kvm and tcg paths: the runs were in the bundle's kernel in a guest (src/bundle/vm.ts says how, and where).
     const vmx = results.vm ? vmImport(ex.dir, results.vm, machine.setting) : null;

@@ -22,9 +22,10 @@ import { loadStudy, type Study } from "../study/study.js";
 import { UserError } from "../util/errors.js";
 import { repoRoot } from "../util/paths.js";
 import { utcStamp } from "../record/format.js";
-import { BUNDLE_FORMAT, type BundleManifest, type BundlePlan, type PlanFile } from "./format.js";
+import { BUNDLE_FORMAT, type BundleManifest, type BundlePlan, type PgBundleManifest, type PlanFile } from "./format.js";
 import { runScript } from "./run-sh.js";
 import { stageVm, vmPlan } from "./vm.js";
+import { makePgBundle } from "./make-pg.js";
 
 /** The tarball's size limit (issue 25: one file ≤ 64 MiB). */
 export const BUNDLE_MAX_BYTES = 64 * 1024 * 1024;
@@ -46,6 +47,8 @@ export interface BundleOptions {
   shape?: Partial<MicroShape>;
   seed?: number;
   withVm?: boolean;
+  /** `--param NAME=VALUE`: a PostgreSQL study's protocol parameters (src/bundle/make-pg.ts). */
+  params?: Record<string, string>;
 }
 
 /** The micro study's shape and levels: its params (names as the mechanism-micro driver declares them), then overrides. */
@@ -92,8 +95,12 @@ export function bundlePlans(d: ReturnType<typeof bundleDesign>): { plan: BundleP
 }
 
 /** Writes the bundle; returns the tarball's path, its size and the manifest. */
-export async function makeBundle(o: BundleOptions): Promise<{ path: string; bytes: number; manifest: BundleManifest; name: string }> {
+export async function makeBundle(o: BundleOptions): Promise<{ path: string; bytes: number; manifest: BundleManifest | PgBundleManifest; name: string }> {
   const study = loadStudy(o.study);
+  if (study.driver === "series") {
+    if (o.withVm) throw new UserError(`study ${o.study}: --with-vm carries the micro-benchmark mechanism studies into a guest; a PostgreSQL bundle runs natively (make it without --with-vm)`);
+    return makePgBundle(study, o);
+  }
   if (study.driver !== "experiment" || study.experiment !== "mechanism-micro") {
     throw new UserError(`study ${o.study}: \`slicelab bundle\` makes bundles of the micro-benchmark mechanism studies ("experiment": "mechanism-micro"); ${study.name} is ${study.driver === "experiment" ? `the ${study.experiment ?? "?"} experiment` : `a ${study.driver} study`}, which is not bundled yet (PostgreSQL builds with their loader are not in bundles yet)`);
   }

@@ -8,15 +8,21 @@
  * `--budget`, resumes after Ctrl-C, puts the machine back (preemption mode, huge pages, mounts), and
  * writes one results directory with RESULTS.json and SHA256SUMS for `slicelab import`.
  */
-import { BUNDLE_FORMAT, RESULTS_FORMAT, type BundleManifest } from "./format.js";
+import { BUNDLE_FORMAT, RESULTS_FORMAT, type BundleManifest, type PgBundleManifest } from "./format.js";
 import { runShVm } from "./vm.js";
+import { pgChecksSh, pgOutCheckSh } from "./pg-sh.js";
 
 /** The results directory's files at depth ≤ 3, for SHA256SUMS (no find/xargs: coreutils only). */
 const LIST_FILES = `list_files() {
   for f in * */* */*/*; do [ -f "$f" ] && [ "$f" != SHA256SUMS ] && printf '%s\\n' "$f"; done
 }`;
 
-export function runScript(m: BundleManifest): string {
+/** The micro bundle's check that its static micro-benchmark runs. */
+const LHP_CHECK = `"$HERE/bin/lhp" --threads 1 --duration 0.01 >/dev/null 2>&1 || refuse "bin/lhp does not run here ($("$HERE/bin/lhp" --threads 1 --duration 0.01 2>&1 | head -1))"`;
+
+export function runScript(m: BundleManifest | PgBundleManifest): string {
+  // A PostgreSQL bundle (src/bundle/postgres.ts): its checks instead of the micro-benchmark's, no tracing.
+  const pg = "postgres" in m ? m.postgres : undefined;
   const plans = m.plans.map((p) => `${p.name}:${p.runs}:${p.perBlock}`).join(" ");
   const vm = runShVm(m.vm, { estimateRunS: m.estimateRunS });
   return `#!/bin/sh
@@ -29,7 +35,7 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 STUDY=${m.study}
 BUNDLE_ID=${m.id}
-BUDGET=1800; OUT=; KEEP=0; NOTRACE=0; CHECK=0
+BUDGET=1800; OUT=; KEEP=0; NOTRACE=${pg ? 1 : 0}; CHECK=0
 usage() {
   sed -n '2,7s/^# \\{0,1\\}//p' "$0"
   echo "  --budget S   stop starting blocks that would end after S seconds (default 1800)"
@@ -60,7 +66,7 @@ say() { echo "run.sh: $*"; }
   || refuse "the bundle's files do not match BUNDLE.SHA256SUMS (changed, or not all extracted): extract the tarball again"
 [ "$(id -u)" = 0 ] || refuse "not root: tracefs, debugfs sched/preempt and huge pages need root (run: sudo sh $0 ...)"
 [ "$(uname -m)" = x86_64 ] || refuse "this machine is $(uname -m); the bundle's programs are x86-64"
-"$HERE/bin/lhp" --threads 1 --duration 0.01 >/dev/null 2>&1 || refuse "bin/lhp does not run here ($("$HERE/bin/lhp" --threads 1 --duration 0.01 2>&1 | head -1))"
+${pg ? pgChecksSh(pg.builds.map((b) => b.name)) : LHP_CHECK}
 D=/sys/kernel/debug; T=/sys/kernel/tracing; MOUNTED=
 if [ ! -d $D/sched ] && [ -d $D ]; then mount -t debugfs none $D 2>/dev/null && MOUNTED="$MOUNTED $D"; fi
 if [ ! -d $T/instances ] && [ -d $T ] && [ $NOTRACE = 0 ]; then mount -t tracefs nodev $T 2>/dev/null && MOUNTED="$MOUNTED $T"; fi
@@ -101,7 +107,7 @@ mkdir -p "$OUT" || refuse "cannot create the results directory $OUT"
 OUT=$(cd "$OUT" && pwd)
 FREE_KB=$(df -Pk "$OUT" | sed -n '2s/^[^ ]* *[0-9]* *[0-9]* *\\([0-9]*\\).*/\\1/p')
 [ "\${FREE_KB:-0}" -ge ${m.diskKiB} ] || refuse "only \${FREE_KB:-0} kB free under $OUT; the plan needs ${m.diskKiB} kB"
-if [ -f "$OUT/RESULTS.json" ]; then
+${pg ? pgOutCheckSh() : ""}if [ -f "$OUT/RESULTS.json" ]; then
   grep -q "\\"bundle\\":\\"$BUNDLE_ID\\"" "$OUT/RESULTS.json" || refuse "$OUT holds results of another bundle (see its RESULTS.json): choose another --out"
   grep -q "\\"plan\\":\\"$PLAN\\"" "$OUT/RESULTS.json" || refuse "$OUT holds results of another plan (this machine now gives plan $PLAN): choose another --out"
 fi
