@@ -6,7 +6,6 @@
  */
 import { overlaps, type Interval } from "./verdicts.js";
 
-
 /** The lockmeter columns the claims use (a subset of src/parse/lockmeter.ts LockmeterRow). */
 export interface LockRow {
   /** Table label, e.g. "2way", "4way", "8way". */

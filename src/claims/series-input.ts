@@ -8,7 +8,6 @@ import { repoRoot } from "../util/paths.js";
 import { type LedgerOptions } from "./ledger.js";
 import { fmt } from "./numbers.js";
 
-
 /** Which variants and workload of a series to compare, and the ledger's statistical options. */
 export interface SeriesClaimsOptions extends LedgerOptions {
   /** Variant A (default: the first variant series.json declares). */

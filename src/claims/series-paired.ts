@@ -2,7 +2,6 @@
 import { mean, nctCdf, sd, tQuantile, tTwoSidedP } from "../stats/index.js";
 import type { SeriesInput } from "./series-input.js";
 
-
 /** The paired (randomised-block) analysis: d = B − A within each block, in % of A's measured mean. */
 export interface PairedAnalysis {
   blocks: number;
