@@ -19,7 +19,7 @@ export {
 } from "./bootstrap.js";
 export { welchVerdict, fTestVerdict, type Verdict, type VerdictResult, type VerdictRule } from "./verdict.js";
 export { leaveOneOut, type LeaveOneOutDrop, type LeaveOneOutResult } from "./leave-one-out.js";
-export { welchPower, runsNeeded, minimumDetectableEffectPct, MAX_RUNS } from "./power.js";
+export { welchPower, runsNeeded, minimumDetectableEffectPct, pairedPower, pairedMinimumDetectableEffectPct, MAX_RUNS } from "./power.js";
 export {
   compareSamples,
   formatP,
