@@ -9,6 +9,7 @@ import { mean, variance } from "../stats/summary.js";
 import { tQuantile } from "../stats/distributions.js";
 import { createRng } from "../stats/prng.js";
 import type { HolderDeschedCounts, MechanismRow } from "../drivers/mechanism/row.js";
+import { tInterval, type MeanInterval } from "../stats/interval.js";
 
 /** Where a run's descheduled holds were descheduled, and how many a grant covered (one run's counts): the driver's row schema (src/drivers/mechanism/row.ts). */
 export type { HolderDeschedCounts } from "../drivers/mechanism/row.js";
@@ -22,22 +23,9 @@ export type FactorialRow = Widen<Pick<MechanismRow, "run" | "mode" | "pages" | "
 /** A row subset with its string-literal levels widened to string. */
 export type Widen<T> = { [K in keyof T]: T[K] extends string ? string : T[K] };
 
-export interface Interval {
-  mean: number;
-  lo: number;
-  hi: number;
-  n: number;
-}
-
-/** Mean with a 95 % t interval (n ≥ 2; n = 1 gives the value with lo = hi = NaN). */
-export function tInterval(xs: readonly number[], level = 0.95): Interval {
-  const n = xs.length;
-  if (n === 0) return { mean: NaN, lo: NaN, hi: NaN, n };
-  const m = mean(xs);
-  if (n < 2) return { mean: m, lo: NaN, hi: NaN, n };
-  const h = tQuantile(1 - (1 - level) / 2, n - 1) * Math.sqrt(variance(xs) / n);
-  return { mean: m, lo: m - h, hi: m + h, n };
-}
+/** A mean with its 95 % range over n values (src/stats/interval.ts MeanInterval). */
+export type Interval = MeanInterval;
+export { tInterval };
 
 /** Runs a non-negative quantity needs before it gets an interval: with 2 runs any interval is a guess. */
 export const MIN_RUNS_FOR_INTERVAL = 3;

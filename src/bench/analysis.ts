@@ -2,12 +2,10 @@ import {
   compareSamples,
   formatP,
   mean,
-  minimumDetectableEffectPct,
+  pairedMean,
+  pairedMinimumDetectableEffectPct,
   pearson,
-  sd,
   summary,
-  tQuantile,
-  tTwoSidedP,
   type Comparison,
   type Summary,
   type Verdict,
@@ -140,22 +138,18 @@ export function analyzeSeries(
   const meanA = mean(A);
   const d = pairs.map((p) => p.b.tps - p.a.tps);
   const n = d.length;
-  const se = sd(d) / Math.sqrt(n);
-  const tq = tQuantile(1 - alpha / 2, n - 1);
-  const md = mean(d);
+  const pm = pairedMean(d, alpha);
   const pct = (x: number) => (x / meanA) * 100;
-  // The paired test is a one-sample t on the differences: Welch's power model with a second
-  // side of zero spread has the same se (sd/√n) and df (n − 1).
   const blocks = {
     n,
-    meanDiffPct: pct(md),
-    ciPct: [pct(md - tq * se), pct(md + tq * se)] as [number, number],
-    halfWidthPct: pct(tq * se),
-    df: n - 1,
-    p: tTwoSidedP(md / se, n - 1),
+    meanDiffPct: pct(pm.mean),
+    ciPct: [pct(pm.ci[0]), pct(pm.ci[1])] as [number, number],
+    halfWidthPct: pct(pm.halfWidth),
+    df: pm.df,
+    p: pm.p,
     correlation: pearson(pairs.map((p) => p.a.tps), pairs.map((p) => p.b.tps)),
-    sdDiffPct: pct(sd(d)),
-    minimumDetectableEffectPct: minimumDetectableEffectPct(sd(d), 0, n, n, meanA, alpha),
+    sdDiffPct: pct(pm.sd),
+    minimumDetectableEffectPct: pairedMinimumDetectableEffectPct(pm.sd, n, meanA, alpha),
   };
   const comparison = compareSamples(A, B, { labels: [a, b], alpha });
   const unpaired = welchPct(comparison);

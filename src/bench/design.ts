@@ -1,4 +1,5 @@
 import { UserError } from "../util/errors.js";
+import { mulberry32, mulberry32Indices, shuffledBlocks } from "../stats/prng.js";
 
 /**
  * The order of runs in a series.
@@ -25,17 +26,12 @@ export interface PlannedRun {
   id: string;
 }
 
-/** mulberry32: a small seeded generator, enough to shuffle a few variants reproducibly. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/**
+ * The generator `slicelab bench run` shuffles its blocks with: mulberry32 (src/stats/prng.ts). The
+ * plans of every series recorded so far were drawn with it from their seed, so resume and the
+ * plan checks re-derive them only with this generator.
+ */
+export const seededRandom = mulberry32;
 
 export function planSeries(variants: string[], runs: number, warmup: number, design: Design, seed: number): PlannedRun[] {
   if (variants.length === 0) throw new UserError("a series needs at least one variant");
@@ -52,13 +48,9 @@ export function planSeries(variants: string[], runs: number, warmup: number, des
     for (const v of variants) for (let r = 1; r <= runs; r++) push(r, v);
     return out;
   }
-  const rand = seededRandom(seed);
-  for (let b = 1; b <= runs; b++) {
-    const order = [...variants];
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = Math.floor(rand() * (i + 1));
-      [order[i], order[j]] = [order[j] as string, order[i] as string];
-    }
+  let b = 0;
+  for (const order of shuffledBlocks(variants, runs, mulberry32Indices(seed))) {
+    b++;
     for (const v of order) push(b, v);
   }
   return out;

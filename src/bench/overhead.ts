@@ -1,6 +1,6 @@
-import { createRng, mean, pairedMean, sd, tQuantile, tTwoSidedP, welchTTest } from "../stats/index.js";
+import { createRng, mean, pairedMean, sd, tQuantile, welchTTest } from "../stats/index.js";
 import { UserError } from "../util/errors.js";
-import { shuffleInPlace } from "../stats/prng.js";
+import { shuffledBlocks } from "../stats/prng.js";
 
 /**
  * The analysis of paired A/B measurements whose goal is a ratio: the harness
@@ -63,10 +63,8 @@ export function pairedRatio(pairs: readonly RatioPair[], alpha = 0.05, what = "p
   const pm = pairedMean(d, alpha);
   const m = pm.mean;
   const s = pm.sd;
-  const se = s / Math.sqrt(n);
-  const df = n - 1;
+  const { se, df, t, p } = pm;
   const ci: [number, number] = [Math.exp(pm.ci[0]), Math.exp(pm.ci[1])];
-  const t = se === 0 ? (m === 0 ? 0 : Math.sign(m) * Infinity) : m / se;
   return {
     n,
     ratio: Math.exp(m),
@@ -78,7 +76,7 @@ export function pairedRatio(pairs: readonly RatioPair[], alpha = 0.05, what = "p
     seLog: se,
     df,
     t,
-    p: se === 0 ? (m === 0 ? 1 : 0) : tTwoSidedP(t, df),
+    p,
     ratioOfMeans: mean(pairs.map((p) => p.b)) / mean(pairs.map((p) => p.a)),
     perPair: pairs.map((p) => p.b / p.a),
   };
@@ -194,8 +192,7 @@ export function blockOrders(arms: readonly string[], blocks: number, design: Ord
     const seqs = williamsSequences(arms.length);
     return Array.from({ length: blocks }, (_, b) => seqs[b % seqs.length]!.map((i) => arms[i]!));
   }
-  const rng = createRng(seed);
-  return Array.from({ length: blocks }, () => shuffleInPlace([...arms], rng));
+  return [...shuffledBlocks(arms, blocks, createRng(seed))];
 }
 
 /** Pairs needed to complete the balanced design's cycle (2 arms: 2; 3 arms: 6). */

@@ -20,6 +20,7 @@
  * What our runs say about a claim of the posts is a separate field of each entry
  * (`reproduction`, src/claims/entry.ts), so a `recomputed` verdict is never read as a reproduction.
  */
+import type { Interval } from "../stats/interval.js";
 
 export const VERDICTS = [
   "recomputed",
@@ -50,11 +51,8 @@ export const VERDICT_MEANINGS: Readonly<Record<Verdict, string>> = {
   "not checkable": "the posts lack what a check needs (e.g. one figure per side, no runs, no spread)",
 };
 
-/** An interval [lo, hi] of values. */
-export interface Interval {
-  lo: number;
-  hi: number;
-}
+/** An interval [lo, hi] of values (src/stats/interval.ts). */
+export type { Interval } from "../stats/interval.js";
 
 /** True when the two closed intervals share at least one point. */
 export function overlaps(a: Interval, b: Interval): boolean {

@@ -1,44 +1,16 @@
 /**
  * Passages whose integers are checked too (issue 28 item 11), with their entries: REPRODUCE §3's
  * "Why one CPU", "The kit's CPU: PASS" and "The earlier doubt is settled", and §8's PostgreSQL
- * paragraph. Kept apart from src/evidence/figures.ts (which lists these with its own), in the same
- * shapes; every value is computed from the records it names.
+ * paragraph. One part of the figure table (src/evidence/figure-table.ts), in its shapes (figure-types.ts); every value is computed from the records it names.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadMechanismGroups, pickMechanismGroups } from "../analysis/mechanism-records.js";
 import type { PgFactorialRow } from "../analysis/mechanism-pg.js";
+import type { FigureEntry as Entry, MeasuredRegion as Region, NotMeasured as Skip } from "./figure-types.js";
+import { R, jsonField } from "./figure-readers.js";
 
-type Doc = "README.md" | "REPRODUCE.md";
-interface Entry {
-  doc: Doc;
-  sentence: string;
-  figure: string;
-  record: string;
-  field: string;
-  value?: (text: string, root: string) => number;
-  alsoReads?: string[];
-}
-interface Region {
-  doc: Doc;
-  from: string;
-  to: string;
-  integers?: boolean;
-}
-interface Skip {
-  doc: Doc;
-  sentence: string;
-  figure: string;
-  why: string;
-}
-
-const R = "REPRODUCE.md" as const;
-const field = (text: string, path: string): number => {
-  let v: unknown = JSON.parse(text);
-  for (const k of path.split(".")) v = (v as Record<string, unknown>)[k];
-  if (typeof v !== "number") throw new Error(`field ${path} is not a number (${JSON.stringify(v)})`);
-  return v;
-};
+const field = jsonField;
 const read = (root: string, rel: string) => readFileSync(join(root, rel), "utf8");
 const O = (stamp: string) => `data/runs/harness-overhead/20261130T${stamp}/analysis.json`;
 const X = (dir: string) => `data/runs/harness-overhead/20261130T095746Z/${dir}/analysis.json`;

@@ -5,7 +5,7 @@ export { moments, momentsVariance, dropOne, type Moments } from "./moments.js";
 export { mannWhitneyU, rankWithTies, uCounts, uExactSf, type MannWhitneyResult } from "./mann-whitney.js";
 export { fTestVariances, fTestFromMoments, type FTestResult } from "./f-test.js";
 export { brownForsythe, type BrownForsytheResult } from "./brown-forsythe.js";
-export { createRng, createRngFromState, splitMix64, type Rng } from "./prng.js";
+export { createRng, createRngFromState, mulberry32, splitMix64, type Rng } from "./prng.js";
 export {
   bootstrapCis,
   bootstrapReplicates,
@@ -19,7 +19,7 @@ export {
 } from "./bootstrap.js";
 export { welchVerdict, fTestVerdict, type Verdict, type VerdictResult, type VerdictRule } from "./verdict.js";
 export { leaveOneOut, type LeaveOneOutDrop, type LeaveOneOutResult } from "./leave-one-out.js";
-export { welchPower, runsNeeded, minimumDetectableEffectPct, MAX_RUNS } from "./power.js";
+export { welchPower, runsNeeded, minimumDetectableEffectPct, pairedPower, pairedMinimumDetectableEffectPct, MAX_RUNS } from "./power.js";
 export {
   compareSamples,
   formatP,

@@ -96,3 +96,17 @@ export function minimumDetectableEffectPct(
   }
   return (100 * (lo + hi)) / 2 / Math.abs(meanA);
 }
+
+/**
+ * Power of the two-sided paired t-test (df = n − 1) to detect a true mean difference `delta` when
+ * the within-pair differences have SD `sdD`: welchPower with a second side of zero spread, which
+ * has the same standard error (sdD/√n) and degrees of freedom (n − 1).
+ */
+export function pairedPower(sdD: number, n: number, delta: number, alpha = 0.05): number {
+  return welchPower(sdD, 0, n, n, delta, alpha);
+}
+
+/** Smallest true difference, in % of meanA, the paired t-test over n pairs detects with `power` (the same bisection). */
+export function pairedMinimumDetectableEffectPct(sdD: number, n: number, meanA: number, alpha = 0.05, power = 0.8): number {
+  return minimumDetectableEffectPct(sdD, 0, n, n, meanA, alpha, power);
+}

@@ -4,6 +4,11 @@
  * number generators", ACM TOMS 47(4), 2021; https://prng.di.unimi.it/), whose
  * 128-bit state is filled from the seed with two outputs of SplitMix64, as the
  * authors recommend. Same seed → same sequence on every platform.
+ *
+ * The kit's one PRNG module: xoshiro128** (createRng) draws every bootstrap and every study,
+ * patch-cost and mechanism plan; mulberry32 (below) is the generator the benchmark series'
+ * block orders were drawn with (src/bench/design.ts planSeries), kept so that the plans of the
+ * series already recorded under data/runs/ re-derive from their seeds unchanged.
  */
 export interface Rng {
   /** Next 32-bit output as an unsigned integer. */
@@ -153,10 +158,40 @@ export function createRngFromState(state: readonly [number, number, number, numb
 }
 
 /** Shuffles `a` in place (Fisher–Yates, from the end, one rng.index per step) and returns it. */
-export function shuffleInPlace<T>(a: T[], rng: Rng): T[] {
+export function shuffleInPlace<T>(a: T[], rng: Pick<Rng, "index">): T[] {
   for (let i = a.length - 1; i > 0; i--) {
     const j = rng.index(i + 1);
     [a[i], a[j]] = [a[j]!, a[i]!];
   }
   return a;
+}
+
+/**
+ * mulberry32 (a 32-bit-state generator): uniform in [0, 1) from `seed`. Only for the benchmark
+ * series' block orders (see the module comment); anything new uses createRng.
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** mulberry32 as an index source for shuffleInPlace: index(n) = floor(next() · n), as createRng's. */
+export function mulberry32Indices(seed: number): Pick<Rng, "index"> {
+  const next = mulberry32(seed);
+  return { index: (n: number) => Math.floor(next() * n) };
+}
+
+/**
+ * The one block planner: `blocks` blocks, each every item once in an order shuffled afresh from
+ * `rng` (Fisher–Yates, shuffleInPlace). Lazy: block b is shuffled when it is asked for, so a caller
+ * that draws more from the same stream between blocks (a seed per run) keeps its sequence.
+ */
+export function* shuffledBlocks<T>(items: readonly T[], blocks: number, rng: Pick<Rng, "index">): Generator<T[]> {
+  for (let b = 0; b < blocks; b++) yield shuffleInPlace([...items], rng);
 }

@@ -3,7 +3,7 @@
  * micro-benchmark, src/drivers/mechanism-pg/ for PostgreSQL): every cell of the factorial once per
  * block, in an order shuffled afresh per block, and a seed per run, all from one seeded stream.
  */
-import { createRng, shuffleInPlace } from "../stats/prng.js";
+import { createRng, shuffledBlocks } from "../stats/prng.js";
 import { UserError } from "../util/errors.js";
 
 /** A cell's place in the plan: run id ("001", …), block (1-based), position in the boot (0-based), its seed. */
@@ -31,11 +31,13 @@ export function blockedPlan<C extends object>(cells: readonly C[], blocks: numbe
   if (!Number.isInteger(blocks) || blocks < 1) throw new UserError(`--blocks expects an integer ≥ 1, found ${blocks}`);
   const rng = createRng(seed);
   const out: (C & PlanSlot)[] = [];
-  for (let b = 0; b < blocks; b++) {
-    for (const c of shuffleInPlace([...cells], rng)) {
+  let b = 0;
+  for (const block of shuffledBlocks(cells, blocks, rng)) {
+    for (const c of block) {
       const n = out.length;
       out.push({ ...c, id: String(n + 1).padStart(3, "0"), block: b + 1, order: n, seed: 1 + rng.index(1_000_000) });
     }
+    b++;
   }
   return out;
 }
