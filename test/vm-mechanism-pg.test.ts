@@ -12,7 +12,7 @@ import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { guestPgScript, parseDiagCounters, parseHugeMeminfo, planPgRuns, rowFromPgRunDir, defaultPgShape, type PgMechanismRow } from "../src/vm/mechanism-pg.js";
+import { guestPgScript, parseDiagCounters, parseHugeMeminfo, pgWaitFields, planPgRuns, rowFromPgRunDir, defaultPgShape, type PgMechanismRow } from "../src/vm/mechanism-pg.js";
 import { pgAnswerSentence, pgEffect, summarisePgCells, pgFactorialTable } from "../src/analysis/mechanism-pg.js";
 import { parseHolderTrace } from "../src/parse/holder-trace.js";
 import { diagPatchFiles, patchFiles } from "../src/postgres/patch.js";
@@ -48,6 +48,39 @@ test("guestPgScript: a fresh server per run with huge_pages and slice_extension 
   const header = /echo "(# slicelab-lhp hold log v1:[^"]*)"/.exec(s)![1]!;
   const t = parseHolderTrace(`${header}\n# worker 7 tid 7 holds 3 logged 0 lost 0\n# slicelab-lhp trace follows\n`, "x");
   assert.equal(t.minLogNs, 0);
+  // the v3 diag build's wait files are cleared before and copied after every run; the setting is recorded
+  assert.match(s, /rm -f [^\n]*slicelab-armed-waits\.txt [^\n]*slicelab-wakeup-stalls\.txt/);
+  assert.match(s, /cp \$PGDATA\/slicelab-armed-waits\.txt "\$R\/armed-waits\.txt"/);
+  assert.match(s, /cp \$PGDATA\/slicelab-wakeup-stalls\.txt "\$R\/wakeup-stalls\.txt"/);
+  assert.match(s, /echo \$ext > "\$R\/slice_extension"/);
+});
+
+test("guestPgScript: --on-setting spinlock makes the on runs slice_extension = spinlock; off stays off", () => {
+  const runs = planPgRuns({ blocks: 1, modes: ["full"], hugePages: ["off"], extensions: ["off", "on"], seed: 2 });
+  const s = guestPgScript({ bin: "/b", user: "u", runs, shape: defaultPgShape(), bufferKb: 1024, onSetting: "spinlock" });
+  const on = runs.find((r) => r.extension === "on")!;
+  const off = runs.find((r) => r.extension === "off")!;
+  assert.match(s, new RegExp(`^run ${on.id} full off spinlock ${on.seed}$`, "m"));
+  assert.match(s, new RegExp(`^run ${off.id} full off off ${off.seed}$`, "m"));
+  assert.doesNotMatch(s, /^run .* all /m);
+});
+
+test("pgWaitFields: the armed-wait and wakeup sums of a run directory; nulls without the files, zero wakeups when only the wakeup file is absent", () => {
+  const dir = mkdtempSync(join(tmpdir(), "mech-pg-waits-"));
+  assert.equal(pgWaitFields(dir).endedHolds, null);
+  assert.equal(pgWaitFields(dir).wakeups, null);
+  writeFileSync(join(dir, "slice_extension"), "spinlock\n");
+  writeFileSync(join(dir, "armed-waits.txt"),
+    "slicelab-armed-waits pid=5 type=client backend unmeasured_holds=0 spin_waits=9 armed_spin_waits=3 spin_sleeps=1 armed_spin_sleeps=0 lwlock_sleeps=4 armed_lwlock_sleeps=1 ended_holds=70 armed_wait_holds=4 spin_wait_grants=2 lwlock_wait_grants=1\n");
+  const a = pgWaitFields(dir);
+  assert.deepEqual([a.sliceSetting, a.endedHolds, a.armedWaitHolds, a.armedSpinWaits, a.spinWaitGrants, a.lwlockWaitGrants, a.wakeups, a.wakeupYields], ["spinlock", 70, 4, 3, 2, 1, 0, 0]);
+  writeFileSync(join(dir, "wakeup-stalls.txt"),
+    "slicelab-wakeup-stalls pid=5 type=client backend wakeups=6 waiters=7 yields=1 yield_waiters=2 stall_ns=30000 stall_max_ns=30000 release_ns=500 logged=1 lost=0\nstall 5 100 30100 2\n");
+  const b = pgWaitFields(dir);
+  assert.deepEqual([b.wakeups, b.wakeupYields, b.wakeupYieldWaiters, b.wakeupStallNs, b.wakeupStallMaxNs, b.wakeupReleaseNs], [6, 1, 2, 30000, 30000, 500]);
+  writeFileSync(join(dir, "wakeup-stalls.txt"), "stall 5 100 30100 2\n");
+  assert.throws(() => pgWaitFields(dir), (e: unknown) => e instanceof ParseError && /wakeup-stalls\.txt:1/.test(e.message));
+  rmSync(dir, { recursive: true, force: true });
 });
 
 const DIAG = [

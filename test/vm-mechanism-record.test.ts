@@ -47,7 +47,7 @@ function pgRun(): PgMechanismRun {
     tpsLoad: 100, tpsConnect: 5, transactionsLoad: 200, transactionsConnect: 10,
   })) as unknown as PgMechanismRow[];
   return {
-    rawDir: "/nonexistent/raw", vm: { ...VM, memMiB: 3072 }, kernelRelease: "7.2.13", levels: { modes: ["lazy"], hugePages: ["off", "on"], extensions: ["on"] }, plan, shape: defaultPgShape({ durationS: 2 }), rows, failed: [], seedSeconds: 3,
+    rawDir: "/nonexistent/raw", vm: { ...VM, memMiB: 3072 }, kernelRelease: "7.2.13", levels: { modes: ["lazy"], hugePages: ["off", "on"], extensions: ["on"] }, onSetting: "all", plan, shape: defaultPgShape({ durationS: 2 }), rows, failed: [], seedSeconds: 3,
     guest: { nrHugepages: "600", sharedMemoryHugePages: "540", meminfoBoot: null, ...GUEST },
   };
 }

@@ -16,7 +16,7 @@ import type { MechanismRun } from "../../vm/mechanism.js";
 import type { PgMechanismRun } from "../../vm/mechanism-pg.js";
 import type { BuildRecord as KernelBuildRecord } from "../../kernel/build.js";
 import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
-import { ensureDiagBin, runPgMechanismInVm, type HugeLevel, type PgMechanismRow } from "../../vm/mechanism-pg.js";
+import { ensureDiagBin, ON_SETTINGS, runPgMechanismInVm, type HugeLevel, type OnSetting, type PgMechanismRow } from "../../vm/mechanism-pg.js";
 import { pgAnswerSentence, summarisePgCells, type PgFactorialRow } from "../../analysis/mechanism-pg.js";
 import { join } from "node:path";
 import { utcStamp } from "../../record/format.js";
@@ -50,6 +50,7 @@ const usage = `usage: slicelab mechanism SUBCOMMAND [OPTIONS] [--json]
   run --pg [--blocks N] [--duration S] [--modes full,lazy] [--huge-pages off,on]
       [--extensions off,on] [--shared-buffers 1GB] [--scale N] [--clients C]
       [--connect-clients K] [--bin DIR] [--mem MIB] [--accel …] [--kernel PATH]
+      [--on-setting all|spinlock|lwlock]
       The same factorial on PostgreSQL 18 (the diagnostic build, \`slicelab
       postgres build --variant diag\`, or --bin DIR): mode × huge_pages ×
       slice_extension in N randomised blocks (default 3) in one boot (1 vCPU,
@@ -58,7 +59,11 @@ const usage = `usage: slicelab mechanism SUBCOMMAND [OPTIONS] [--json]
       pool: the freelist phase) with C persistent select-only sessions and K
       sessions connecting per transaction (new backends). Per run: spin-style
       holds, faults and involuntary switches inside them (diag counters), where
-      the traced preempted holders were, grants, huge pages held, tps.
+      the traced preempted holders were, grants, huge pages held, tps; with the
+      v3 diag build also waits with the request armed, grants taken while
+      waiting, and LWLockWakeup's stalls (a grant yielded before the dequeued
+      waiters were woken). --on-setting: slice_extension in the "on" runs
+      (default all; spinlock shows the LWLockWakeup stall).
       Records go to data/runs/mechanism-2026/pg-STAMP/ (or --out DIR).
   analyse DIR
       Recompute cells, predictions and the answer from DIR/rows.json
@@ -126,11 +131,11 @@ export const mechanismCommand: Command = {
       cpus: { type: "string" }, mem: { type: "string" }, accel: { type: "string" }, kernel: { type: "string" },
       timeout: { type: "string" }, out: { type: "string" }, quiet: { type: "boolean" }, json: { type: "boolean" }, host: { type: "boolean" },
       pg: { type: "boolean" }, "huge-pages": { type: "string" }, "shared-buffers": { type: "string" }, scale: { type: "string" },
-      clients: { type: "string" }, "connect-clients": { type: "string" }, bin: { type: "string" },
+      clients: { type: "string" }, "connect-clients": { type: "string" }, bin: { type: "string" }, "on-setting": { type: "string" },
       attribute: { type: "boolean" }, "sched-features": { type: "string" }, "micro-args": { type: "string" },
     });
     if (values.pg) return runPg(values, ["slicelab", "mechanism", ...argv]);
-    for (const k of ["huge-pages", "shared-buffers", "scale", "clients", "connect-clients", "bin"] as const) {
+    for (const k of ["huge-pages", "shared-buffers", "scale", "clients", "connect-clients", "bin", "on-setting"] as const) {
       if (values[k] !== undefined) throw new UserError(`--${k} belongs to \`mechanism run --pg\``);
     }
     if (positionals.length > 0) throw new UserError(`unexpected argument ${JSON.stringify(positionals[0])}`);
@@ -193,6 +198,8 @@ const PG_CSV_FIELDS: (keyof PgMechanismRow)[] = [
   "extension", "sliceExtensionStatus", "durationS", "holds", "faultedHolds", "faultsUnderLock", "preemptedHolds", "faultedPreemptedHolds", "grantedHolds",
   "faultedGrantedHolds", "backendProcesses", "deschedHolds", "kernelFault", "kernelOther", "returnFault", "returnInterrupt", "returnSyscall", "voluntary",
   "unclassified", "logLost", "lostEvents", "grants", "expired", "revoked", "yields", "tpsLoad", "tpsConnect", "transactionsLoad", "transactionsConnect",
+  "sliceSetting", "endedHolds", "armedWaitHolds", "spinWaits", "armedSpinWaits", "lwlockSleeps", "armedLwlockSleeps", "spinWaitGrants", "lwlockWaitGrants",
+  "wakeups", "wakeupYields", "wakeupYieldWaiters", "wakeupStallNs", "wakeupStallMaxNs", "wakeupReleaseNs",
 ];
 
 export function pgRowsCsv(rows: readonly PgMechanismRow[]): string {
@@ -225,6 +232,7 @@ export function writePgRecord(
     postgres: { bin: o.bin, build: o.build },
     guest: r.guest,
     shape: r.shape,
+    onSetting: r.onSetting,
     plan: r.plan,
     failed: r.failed,
     rawDir: r.rawDir,
@@ -248,6 +256,8 @@ async function runPg(values: Record<string, string | boolean | undefined>, comma
   if (existsSync(dir) && readdirSync(dir).length > 0) throw new UserError(`${dir}: not empty; choose a new --out directory`);
   const sb = str("shared-buffers");
   if (sb !== undefined && !/^\d+(kB|MB|GB)$/.test(sb)) throw new UserError(`--shared-buffers: expected a size such as 512MB or 1GB, found ${JSON.stringify(sb)}`);
+  const onSetting = str("on-setting") ?? "all";
+  if (!(ON_SETTINGS as readonly string[]).includes(onSetting)) throw new UserError(`--on-setting: expected one of ${ON_SETTINGS.join(", ")}, found ${JSON.stringify(onSetting)}`);
   const { bin, user, build } = await ensureDiagBin(str("bin"));
   const runCtx = { command, started: new Date().toISOString(), loadStart: loadAverage() };
   const r = await runPgMechanismInVm({
@@ -271,6 +281,7 @@ async function runPg(values: Record<string, string | boolean | undefined>, comma
     },
     timeoutS: str("timeout") === undefined ? undefined : numberOption("timeout", str("timeout"), 7200),
     onConsole: values.quiet || values.json ? undefined : (s: string) => process.stderr.write(s),
+    onSetting: onSetting as OnSetting,
   });
   if (r.rows.length === 0) {
     throw new UserError(`no run produced a row (VM exit ${r.vm.exitStatus ?? "none"}${r.vm.timedOut ? ", timed out" : ""}; ${r.guest.notes ?? ""} ${r.failed.slice(0, 3).map((f) => `${f.run}: ${f.reason}`).join("; ")}); raw files in ${r.rawDir}`);
