@@ -83,3 +83,26 @@ test("wakeupStallSentence: counts, waiters left asleep, the trace's view; a run 
   assert.match(wakeupStallSentence(summariseWaitCells([row({ sliceSetting: "spinlock" })]), null, "v3")!, /no stall in these runs/);
   assert.equal(wakeupStallSentence(summariseWaitCells([row({})]), null, "v3"), null);
 });
+
+test("pgVersionTable: the cells of two patch versions side by side; a cell one version lacks shows —; accelLabel says emulated", async () => {
+  const { pgVersionTable, accelLabel } = await import("../src/analysis/mechanism-pg.js");
+  const base = {
+    kernelRelease: "7.2.13", accel: "tcg-icount", hugePagesStatus: "off", hugePagesTaken: 0, holds: 1_000_000, faultedHolds: 1, faultsUnderLock: 2,
+    preemptedHolds: 3, faultedPreemptedHolds: 0, grantedHolds: 0, faultedGrantedHolds: 0, deschedHolds: 1, kernelFault: 1, kernelOther: 0, returnFault: 0,
+    returnInterrupt: 2, returnSyscall: 0, grants: 4, tpsLoad: 10, tpsConnect: 1,
+  };
+  const v2 = [{ ...base, run: "a", mode: "full", hugePages: "off", extension: "on", grants: null }, { ...base, run: "b", mode: "full", hugePages: "off", extension: "off" }];
+  const v3 = [{ ...base, run: "c", mode: "full", hugePages: "off", extension: "on", faultsUnderLock: 8 }];
+  const t = pgVersionTable([{ version: "v2", accel: "tcg-icount", rows: v2 }, { version: "v3", accel: "tcg-icount", rows: v3 }]);
+  assert.deepEqual(t.map((r) => r.cell), ["full/off/off", "full/off/on"]);
+  const on = t[1]!;
+  assert.equal(on["v2 runs"], 1);
+  assert.equal(on["v2 kernel grants"], "not recorded");
+  assert.equal(on["v3 kernel grants"], 4);
+  assert.match(String(on["v3 faults /M"]), /^8(\.0)? \(n = 1/);
+  assert.equal(on["v3 traced in kernel / at return"], "1 / 2");
+  assert.equal(t[0]!["v3 runs"], 0);
+  assert.equal(t[0]!["v3 faults /M"], "—");
+  assert.match(accelLabel("tcg-icount"), /^emulated \(QEMU TCG, icount/);
+  assert.match(accelLabel("tcg"), /^emulated \(plain QEMU TCG\)/);
+});

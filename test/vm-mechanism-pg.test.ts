@@ -12,7 +12,7 @@ import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { guestPgScript, parseDiagCounters, parseHugeMeminfo, pgWaitFields, planPgRuns, rowFromPgRunDir, defaultPgShape, type PgMechanismRow } from "../src/vm/mechanism-pg.js";
+import { guestPgScript, parseDiagCounters, parseHugeMeminfo, pgWaitFields, writePgWaitEvidence, planPgRuns, rowFromPgRunDir, defaultPgShape, type PgMechanismRow } from "../src/vm/mechanism-pg.js";
 import { pgAnswerSentence, pgEffect, summarisePgCells, pgFactorialTable } from "../src/analysis/mechanism-pg.js";
 import { parseHolderTrace } from "../src/parse/holder-trace.js";
 import { diagPatchFiles, patchFiles } from "../src/postgres/patch.js";
@@ -331,4 +331,28 @@ test("pgPooledRate and pgTraced pool the runs of a partial cell", async () => {
   assert.ok(i.lo < 150 && i.hi > 150);
   assert.equal(pgPooledRate(rows, { mode: "full", hugePages: "on" }, "faults").n, 1);
   assert.deepEqual(pgTraced(rows, { mode: "full" }), { runs: 3, kernel: 3, kernelFault: 3, atReturn: 2, returnFault: 1 });
+});
+
+test("writePgWaitEvidence: copies the wait files into the record and matches each stall with the run's trace", () => {
+  const root = mkdtempSync(join(tmpdir(), "mech-pg-ev-"));
+  const raw = join(root, "raw");
+  const rec = join(root, "rec");
+  mkdirSync(rec);
+  assert.throws(() => writePgWaitEvidence(rec), (e: unknown) => e instanceof UserError && /provenance\.json: no such file/.test(e.message));
+  writeFileSync(join(rec, "provenance.json"), JSON.stringify({ rawDir: raw }));
+  assert.throws(() => writePgWaitEvidence(rec), (e: unknown) => e instanceof UserError && /has no runs\/ directory/.test(e.message));
+  const d = join(raw, "runs", "001");
+  syntheticRun(d, { kernelFault: false });
+  writeFileSync(join(d, "slice_extension"), "spinlock\n");
+  writeFileSync(join(d, "wakeup-stalls.txt"),
+    "slicelab-wakeup-stalls pid=101 type=client backend wakeups=3 waiters=3 yields=1 yield_waiters=1 stall_ns=110000 stall_max_ns=110000 release_ns=20 logged=1 lost=0\nstall 101 1000040000 1000150000 1\n");
+  mkdirSync(join(raw, "runs", "002"), { recursive: true });
+  const runs = writePgWaitEvidence(rec);
+  assert.equal(runs.length, 1);
+  assert.equal(runs[0]!.setting, "spinlock");
+  // the synthetic trace: 101 switched out at 1.000050 s, back in at 1.000150 s
+  assert.deepEqual([runs[0]!.summary.matched, runs[0]!.stalls[0]!.outNs, runs[0]!.stalls[0]!.offCpuNs, runs[0]!.stalls[0]!.viaYield], [1, 1_000_050_000, 100_000, false]);
+  assert.ok(existsSync(join(rec, "wakeup-stalls-001.txt")));
+  assert.equal(JSON.parse(readFileSync(join(rec, "stall-trace.json"), "utf8")).runs.length, 1);
+  rmSync(root, { recursive: true, force: true });
 });

@@ -18,10 +18,8 @@
  * Pure functions of the rows (and of a parsed trace). Times are guest times:
  * emulated (QEMU icount or plain TCG), as the rows' accel says.
  */
-import type { SwitchEvent } from "../parse/holder-trace.js";
-import type { WakeupStall } from "../postgres/armed-waits.js";
-import { median } from "../stats/summary.js";
-import { quantileSorted } from "../stats/bootstrap.js";
+import type { StallTraceSummary } from "../postgres/armed-waits.js";
+export { matchStallsToTrace, summariseStallMatches, type StallMatch, type StallTraceSummary } from "../postgres/armed-waits.js";
 import { ratioOfSums, fmtInterval, type Interval } from "./mechanism.js";
 
 /** The row fields read here (a subset of PgMechanismRow). */
@@ -151,76 +149,6 @@ export function waitCellTable(cells: readonly PgWaitCell[]): Record<string, stri
     "stall mean / max (emulated)": c.wakeupYields === 0 ? "—" : `${fmtUs(c.meanStallNs)} / ${fmtUs(c.maxStallNs)}`,
     "release without yield (emulated)": fmtUs(c.meanReleaseNs),
   }));
-}
-
-/** One stall of the diag log, with what the trace saw of its waker. */
-export interface StallMatch extends WakeupStall {
-  stallNs: number;
-  /** The waker's switch out inside the stall's bounds (±slack); null when the trace has none. */
-  outNs: number | null;
-  /** Its next switch back in; null when the trace has none. */
-  inNs: number | null;
-  offCpuNs: number | null;
-  /** The switch out's kernel stack names rseq_slice_yield (null without a stack). */
-  viaYield: boolean | null;
-}
-
-/**
- * Matches each logged stall with the trace: the first sched_switch away from
- * the waker within [start − slack, end + slack] (tracefs text has µs
- * resolution), and the waker's next switch in after it.
- */
-export function matchStallsToTrace(stalls: readonly WakeupStall[], switches: readonly Pick<SwitchEvent, "tsNs" | "prevPid" | "nextPid" | "stack">[], slackNs = 1000): StallMatch[] {
-  const byOut = new Map<number, typeof switches[number][]>();
-  const byIn = new Map<number, number[]>();
-  for (const s of switches) {
-    if (!byOut.has(s.prevPid)) byOut.set(s.prevPid, []);
-    byOut.get(s.prevPid)!.push(s);
-    if (!byIn.has(s.nextPid)) byIn.set(s.nextPid, []);
-    byIn.get(s.nextPid)!.push(s.tsNs);
-  }
-  return stalls.map((st) => {
-    const out = (byOut.get(st.pid) ?? []).find((s) => s.tsNs >= st.startNs - slackNs && s.tsNs <= st.endNs + slackNs) ?? null;
-    const inNs = out === null ? null : ((byIn.get(st.pid) ?? []).find((t) => t >= out.tsNs) ?? null);
-    return {
-      ...st,
-      stallNs: st.endNs - st.startNs,
-      outNs: out?.tsNs ?? null,
-      inNs,
-      offCpuNs: out !== null && inNs !== null ? inNs - out.tsNs : null,
-      viaYield: out === null || out.stack === null ? null : out.stack.some((f) => /rseq_slice_yield/.test(f)),
-    };
-  });
-}
-
-export interface StallTraceSummary {
-  stalls: number;
-  /** Stalls with the waker's switch out in the trace. */
-  matched: number;
-  viaYield: number;
-  medianStallNs: number | null;
-  p90StallNs: number | null;
-  maxStallNs: number | null;
-  medianOffCpuNs: number | null;
-  maxOffCpuNs: number | null;
-  /** Dequeued waiters left asleep, summed over the stalls. */
-  waiters: number;
-}
-
-export function summariseStallMatches(ms: readonly StallMatch[]): StallTraceSummary {
-  const st = ms.map((m) => m.stallNs).sort((a, b) => a - b);
-  const off = ms.flatMap((m) => (m.offCpuNs === null ? [] : [m.offCpuNs])).sort((a, b) => a - b);
-  return {
-    stalls: ms.length,
-    matched: ms.filter((m) => m.outNs !== null).length,
-    viaYield: ms.filter((m) => m.viaYield === true).length,
-    medianStallNs: st.length ? median(st) : null,
-    p90StallNs: st.length ? quantileSorted(st, 0.9) : null,
-    maxStallNs: st.length ? st[st.length - 1]! : null,
-    medianOffCpuNs: off.length ? median(off) : null,
-    maxOffCpuNs: off.length ? off[off.length - 1]! : null,
-    waiters: ms.reduce((a, m) => a + m.waiters, 0),
-  };
 }
 
 /**

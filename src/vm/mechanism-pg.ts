@@ -44,7 +44,9 @@ import { activePreemptMode, firstDeschedClasses, sliceCounters, type ExtLevel, t
 import { type Accel, type VmResult } from "./qemu.js";
 import { bootPerBlock } from "./block-boots.js";
 import { utcStamp } from "../record/format.js";
-import { armedWaitTotals, parseArmedWaits, parseWakeupStalls, wakeupStallTotals } from "../postgres/armed-waits.js";
+import { armedWaitTotals, matchStallsToTrace, parseArmedWaits, parseWakeupStalls, summariseStallMatches, wakeupStallTotals, type StallMatch, type StallTraceSummary } from "../postgres/armed-waits.js";
+import { copyFileSync } from "node:fs";
+import { writeFileAtomic } from "../util/fs.js";
 
 export type HugeLevel = "off" | "on";
 
@@ -538,4 +540,43 @@ export async function ensureDiagBin(bin?: string): Promise<{ bin: string; user: 
   const b = await buildPostgres(src, "diag", {});
   const r = b.record;
   return { bin: b.binDir, user, build: { version: r.version, variant: r.variant, patch: r.patch, configure: r.configure, prefix: r.prefix } };
+}
+
+export interface StallTraceRun {
+  run: string;
+  setting: string | null;
+  summary: StallTraceSummary;
+  stalls: StallMatch[];
+}
+
+/**
+ * Issue 27 item 6's evidence of a PostgreSQL mechanism record: copies each
+ * run's armed-waits.txt and wakeup-stalls.txt from the raw directory named in
+ * DIR/provenance.json into DIR (as armed-waits-RUN.txt, wakeup-stalls-RUN.txt),
+ * and, for the runs with logged stalls, matches each stall with the run's
+ * trace (the waker's switch out and back in, holder-trace.txt.gz) into
+ * DIR/stall-trace.json. Returns the matched runs; a missing raw directory is
+ * a UserError naming it.
+ */
+export function writePgWaitEvidence(dir: string): StallTraceRun[] {
+  const provPath = join(dir, "provenance.json");
+  if (!existsSync(provPath)) throw new UserError(`${provPath}: no such file (expected a record of \`slicelab mechanism run --pg\`)`);
+  const prov = JSON.parse(readFileSync(provPath, "utf8")) as { rawDir?: unknown };
+  const raw = typeof prov.rawDir === "string" ? prov.rawDir : null;
+  if (raw === null || !existsSync(join(raw, "runs"))) throw new UserError(`${provPath}: rawDir ${JSON.stringify(prov.rawDir)} has no runs/ directory (the raw files stay on the machine that ran the record)`);
+  const out: StallTraceRun[] = [];
+  for (const id of readdirSync(join(raw, "runs")).sort()) {
+    const rd = join(raw, "runs", id);
+    for (const f of ["armed-waits.txt", "wakeup-stalls.txt"]) if (existsSync(join(rd, f))) copyFileSync(join(rd, f), join(dir, f.replace(/\.txt$/, `-${id}.txt`)));
+    const ws = readIf(join(rd, "wakeup-stalls.txt"));
+    if (ws === null) continue;
+    const stalls = parseWakeupStalls(ws, join(rd, "wakeup-stalls.txt")).stalls;
+    if (stalls.length === 0) continue;
+    const tracePath = join(rd, "holder-trace.txt.gz");
+    const t = parseHolderTrace(gunzipSync(readFileSync(tracePath)).toString("utf8"), tracePath);
+    const m = matchStallsToTrace(stalls, t.switches);
+    out.push({ run: id, setting: (readIf(join(rd, "slice_extension")) ?? "").trim() || null, summary: summariseStallMatches(m), stalls: m });
+  }
+  writeFileAtomic(join(dir, "stall-trace.json"), `${JSON.stringify({ what: "each LWLockWakeup stall of the diag build's log matched with the run's sched_switch trace (tracefs, trace_clock mono; src/postgres/armed-waits.ts matchStallsToTrace)", runs: out }, null, 2)}\n`);
+  return out;
 }

@@ -16,7 +16,7 @@ import type { MechanismRun } from "../../vm/mechanism.js";
 import type { PgMechanismRun } from "../../vm/mechanism-pg.js";
 import type { BuildRecord as KernelBuildRecord } from "../../kernel/build.js";
 import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
-import { ensureDiagBin, ON_SETTINGS, runPgMechanismInVm, type HugeLevel, type OnSetting, type PgMechanismRow } from "../../vm/mechanism-pg.js";
+import { ensureDiagBin, writePgWaitEvidence, ON_SETTINGS, runPgMechanismInVm, type HugeLevel, type OnSetting, type PgMechanismRow } from "../../vm/mechanism-pg.js";
 import { pgAnswerSentence, summarisePgCells, type PgFactorialRow } from "../../analysis/mechanism-pg.js";
 import { join } from "node:path";
 import { utcStamp } from "../../record/format.js";
@@ -65,6 +65,10 @@ const usage = `usage: slicelab mechanism SUBCOMMAND [OPTIONS] [--json]
       waiters were woken). --on-setting: slice_extension in the "on" runs
       (default all; spinlock shows the LWLockWakeup stall).
       Records go to data/runs/mechanism-2026/pg-STAMP/ (or --out DIR).
+  wait-evidence DIR
+      A --pg record made with the v3 diag build: copy each run's armed-waits
+      and wakeup-stalls files from the raw directory into DIR and match every
+      LWLockWakeup stall with the run's trace (DIR/stall-trace.json).
   analyse DIR
       Recompute cells, predictions and the answer from DIR/rows.json
       (a --pg record: cells.json and answer.txt), and rewrite DIR/record.json
@@ -123,7 +127,16 @@ export const mechanismCommand: Command = {
       else process.stdout.write(`${answer}\n`);
       return 0;
     }
-    if (sub !== "run") throw new UserError(`expected a subcommand (run, analyse), found ${sub === undefined ? "none" : JSON.stringify(sub)} (see \`slicelab mechanism --help\`)`);
+    if (sub === "wait-evidence") {
+      const { values, positionals } = parseCommandArgs("mechanism", rest, { json: { type: "boolean" } });
+      if (positionals.length !== 1) throw new UserError("usage: slicelab mechanism wait-evidence DIR");
+      const runs = writePgWaitEvidence(positionals[0]!);
+      writeMechanismEnvelope(positionals[0]!);
+      if (values.json) printJson({ dir: positionals[0], runs: runs.map((r) => ({ run: r.run, setting: r.setting, ...r.summary })) });
+      else for (const r of runs) process.stdout.write(`run ${r.run} (${r.setting}): ${r.summary.stalls} stalls, ${r.summary.matched} matched in the trace, ${r.summary.viaYield} through rseq_slice_yield\n`);
+      return 0;
+    }
+    if (sub !== "run") throw new UserError(`expected a subcommand (run, analyse, wait-evidence), found ${sub === undefined ? "none" : JSON.stringify(sub)} (see \`slicelab mechanism --help\`)`);
     const { values, positionals } = parseCommandArgs("mechanism", rest, {
       blocks: { type: "string" }, duration: { type: "string" }, modes: { type: "string" }, pages: { type: "string" },
       extensions: { type: "string" }, seed: { type: "string" }, threads: { type: "string" }, hogs: { type: "string" },
@@ -240,6 +253,7 @@ export function writePgRecord(
     host: hostInfo(),
   });
   const res = writePgAnalysis(dir, r.rows);
+  if (r.rows.some((x) => typeof x.endedHolds === "number")) writePgWaitEvidence(dir);
   writeMechanismEnvelope(dir);
   return res;
 }
