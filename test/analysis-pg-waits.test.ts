@@ -106,3 +106,22 @@ test("pgVersionTable: the cells of two patch versions side by side; a cell one v
   assert.match(accelLabel("tcg-icount"), /^emulated \(QEMU TCG, icount/);
   assert.match(accelLabel("tcg"), /^emulated \(plain QEMU TCG\)/);
 });
+
+test("readStallTraces: pools the stalls of the records' stall-trace.json; none gives null; a bad file is named", async () => {
+  const { readStallTraces } = await import("../src/analysis/pg-waits.js");
+  const { mkdtempSync, writeFileSync, mkdirSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const root = mkdtempSync(join(tmpdir(), "stall-tr-"));
+  const a = join(root, "a");
+  const b = join(root, "b");
+  mkdirSync(a);
+  mkdirSync(b);
+  assert.equal(readStallTraces([a, b]), null);
+  const st = (pid: number, ns: number, off: number | null) => ({ pid, startNs: 0, endNs: ns, waiters: 1, stallNs: ns, outNs: off === null ? null : 1, inNs: off === null ? null : 1 + off, offCpuNs: off, viaYield: off !== null });
+  writeFileSync(join(a, "stall-trace.json"), JSON.stringify({ runs: [{ run: "001", stalls: [st(1, 5000, 4000), st(1, 9000, null)] }] }));
+  const r = readStallTraces([a, b])!;
+  assert.deepEqual([r.summary.stalls, r.summary.matched, r.summary.viaYield, r.summary.maxStallNs, r.summary.medianOffCpuNs], [2, 1, 1, 9000, 4000]);
+  writeFileSync(join(b, "stall-trace.json"), JSON.stringify({ stalls: [] }));
+  assert.throws(() => readStallTraces([a, b]), /b\/stall-trace\.json: expected \{"runs"/);
+});

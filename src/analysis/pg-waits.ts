@@ -18,7 +18,10 @@
  * Pure functions of the rows (and of a parsed trace). Times are guest times:
  * emulated (QEMU icount or plain TCG), as the rows' accel says.
  */
-import type { StallTraceSummary } from "../postgres/armed-waits.js";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { UserError } from "../util/errors.js";
+import { summariseStallMatches, type StallMatch, type StallTraceSummary } from "../postgres/armed-waits.js";
 export { matchStallsToTrace, summariseStallMatches, type StallMatch, type StallTraceSummary } from "../postgres/armed-waits.js";
 import { ratioOfSums, fmtInterval, type Interval } from "./mechanism.js";
 
@@ -189,4 +192,28 @@ export function wakeupStallSentence(cells: readonly PgWaitCell[], trace: StallTr
   const tr = trace === null ? "" :
     ` The trace saw the waker switched out inside ${fmtN(trace.matched)} of the ${fmtN(trace.stalls)} logged stalls (${fmtN(trace.viaYield)} through rseq_slice_yield), off the CPU for a median ${fmtUs(trace.medianOffCpuNs)} (maximum ${fmtUs(trace.maxOffCpuNs)}).`;
   return `${head} (${((100 * y) / w).toLocaleString("en-US", { maximumFractionDigits: 2 })} %); ${fmtN(yw)} dequeued waiters stayed asleep meanwhile, for a mean ${fmtUs(stall / y)} (maximum ${fmtUs(max)}) of emulated guest time.${tr}`;
+}
+
+/**
+ * The stalls of the records in DIRS matched with their traces
+ * (stall-trace.json, written by `slicelab mechanism wait-evidence`), pooled;
+ * null when no record has the file. A file without a runs array is an error
+ * naming it.
+ */
+export function readStallTraces(dirs: readonly string[]): { summary: StallTraceSummary; stalls: StallMatch[]; files: string[] } | null {
+  const files = dirs.map((d) => join(d, "stall-trace.json")).filter((f) => existsSync(f));
+  if (files.length === 0) return null;
+  const stalls: StallMatch[] = [];
+  for (const f of files) {
+    let j: unknown;
+    try {
+      j = JSON.parse(readFileSync(f, "utf8"));
+    } catch (e) {
+      throw new UserError(`${f}: not readable JSON (${(e as Error).message})`);
+    }
+    const runs = (j as { runs?: unknown }).runs;
+    if (!Array.isArray(runs)) throw new UserError(`${f}: expected {"runs": [...]} as written by \`slicelab mechanism wait-evidence\``);
+    for (const r of runs) stalls.push(...((r as { stalls?: StallMatch[] }).stalls ?? []));
+  }
+  return { summary: summariseStallMatches(stalls), stalls, files };
 }
