@@ -49,6 +49,8 @@ test("armedWaitSentence: from the cells with a request protocol; says when no gr
   const none = armedWaitSentence(summariseWaitCells([row({ spinWaitGrants: 0, lwlockWaitGrants: 0 })]), "x");
   assert.match(none!, /none went to a waiter/);
   assert.equal(armedWaitSentence(summariseWaitCells([row({ sliceSetting: "spinlock" })]), "x"), null);
+  // a tiny share keeps two significant digits, one run is "1 run"
+  assert.match(armedWaitSentence(summariseWaitCells([row({ endedHolds: 767_568, armedWaitHolds: 4 })]), "x")!, /^x: over 1 run with slice_extension = all, 4 of 767,568 request holds \(0\.00052 %\)/);
 });
 
 test("matchStallsToTrace: the waker's switch out inside the stall and its switch back in", () => {

@@ -135,6 +135,12 @@ export function summariseWaitCells(rows: readonly PgWaitRow[]): PgWaitCell[] {
 }
 
 const fmtN = (x: number) => x.toLocaleString("en-US");
+/** a / b in per cent: two significant digits below 1 % (a share of 0.0005 % is not "0 %"), else up to two decimals. */
+export const pct = (a: number, b: number): string => {
+  if (!(b > 0)) return "—";
+  const x = (100 * a) / b;
+  return `${x > 0 && x < 1 ? Number(x.toPrecision(2)).toString() : x.toLocaleString("en-US", { maximumFractionDigits: 2 })} %`;
+};
 const fmtUs = (ns: number | null) => (ns === null ? "—" : `${(ns / 1000).toLocaleString("en-US", { maximumFractionDigits: 1 })} µs`);
 
 /** Notebook table rows of the wait cells; times labelled with the accel (emulated). */
@@ -168,8 +174,7 @@ export function armedWaitSentence(cells: readonly PgWaitCell[], label: string): 
   const kgCells = on.filter((c) => c.kernelGrants !== null);
   const kg = kgCells.reduce((a, c) => a + c.kernelGrants!, 0);
   const runs = on.reduce((a, c) => a + c.runs, 0);
-  const pct = (a: number, b: number) => (b > 0 ? `${((100 * a) / b).toLocaleString("en-US", { maximumFractionDigits: 2 })} %` : "—");
-  return `${label}: over ${runs} runs with slice_extension = ${[...new Set(on.map((c) => c.setting))].join("/")}, ` +
+  return `${label}: over ${runs} run${runs === 1 ? "" : "s"} with slice_extension = ${[...new Set(on.map((c) => c.setting))].join("/")}, ` +
     `${fmtN(armed)} of ${fmtN(ended)} request holds (${pct(armed, ended)}) had a wait for a nested lock with their own request armed; ` +
     (kgCells.length === 0
       ? `the kernel's grants were not recorded, and ${fmtN(wg)} grants were seen by waiters.`
@@ -187,11 +192,11 @@ export function wakeupStallSentence(cells: readonly PgWaitCell[], trace: StallTr
   const stall = sp.reduce((a, c) => a + (c.meanStallNs ?? 0) * c.wakeupYields, 0);
   const max = sp.reduce((a, c) => Math.max(a, c.maxStallNs ?? 0), 0);
   const runs = sp.reduce((a, c) => a + c.runs, 0);
-  const head = `${label}: over ${runs} runs with slice_extension = spinlock, LWLockWakeup's wait-list release yielded a grant in ${fmtN(y)} of ${fmtN(w)} wakeups with dequeued waiters`;
+  const head = `${label}: over ${runs} run${runs === 1 ? "" : "s"} with slice_extension = spinlock, LWLockWakeup's wait-list release yielded a grant in ${fmtN(y)} of ${fmtN(w)} wakeups with dequeued waiters`;
   if (y === 0) return `${head}: no stall in these runs.`;
   const tr = trace === null ? "" :
     ` The trace saw the waker switched out inside ${fmtN(trace.matched)} of the ${fmtN(trace.stalls)} logged stalls (${fmtN(trace.viaYield)} through rseq_slice_yield), off the CPU for a median ${fmtUs(trace.medianOffCpuNs)} (maximum ${fmtUs(trace.maxOffCpuNs)}).`;
-  return `${head} (${((100 * y) / w).toLocaleString("en-US", { maximumFractionDigits: 2 })} %); ${fmtN(yw)} dequeued waiters stayed asleep meanwhile, for a mean ${fmtUs(stall / y)} (maximum ${fmtUs(max)}) of emulated guest time.${tr}`;
+  return `${head} (${pct(y, w)}); ${fmtN(yw)} dequeued waiters stayed asleep meanwhile, for a mean ${fmtUs(stall / y)} (maximum ${fmtUs(max)}) of emulated guest time.${tr}`;
 }
 
 /**

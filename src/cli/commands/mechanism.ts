@@ -64,7 +64,7 @@ const usage = `usage: slicelab mechanism SUBCOMMAND [OPTIONS] [--json]
       waiting, and LWLockWakeup's stalls (a grant yielded before the dequeued
       waiters were woken). --on-setting: slice_extension in the "on" runs
       (default all; spinlock shows the LWLockWakeup stall).
-      Records go to data/runs/mechanism-2026/pg-STAMP/ (or --out DIR).
+      Records go to data/runs/mechanism-2026/STAMP/ (or --out DIR).
   wait-evidence DIR
       A --pg record made with the v3 diag build: copy each run's armed-waits
       and wakeup-stalls files from the raw directory into DIR and match every
@@ -266,7 +266,8 @@ async function runPg(values: Record<string, string | boolean | undefined>, comma
   const rec = str("kernel") ? undefined : cachedKernel();
   const kernel = str("kernel") ?? defaultKernelImage();
   const stamp = utcStamp();
-  const dir = str("out") ?? join(repoRoot(), "data", "runs", "mechanism-2026", `pg-${stamp}`);
+  // the one layout (data/runs/<study>/<stamp>/, test/record-format.test.ts): no "pg-" prefix
+  const dir = str("out") ?? join(repoRoot(), "data", "runs", "mechanism-2026", stamp);
   if (existsSync(dir) && readdirSync(dir).length > 0) throw new UserError(`${dir}: not empty; choose a new --out directory`);
   const sb = str("shared-buffers");
   if (sb !== undefined && !/^\d+(kB|MB|GB)$/.test(sb)) throw new UserError(`--shared-buffers: expected a size such as 512MB or 1GB, found ${JSON.stringify(sb)}`);
