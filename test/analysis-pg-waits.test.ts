@@ -40,6 +40,7 @@ test("summariseWaitCells: sums per cell and setting, shares over runs; rows with
   const t = waitCellTable(cells);
   assert.match(String(t[2]!["stall mean / max (emulated)"]), /^10 µs \/ 25 µs$/);
   assert.equal(t[0]!["stall mean / max (emulated)"], "—");
+  assert.equal(t[0]!["with an armed wait"], "20 (5 %)");
 });
 
 test("armedWaitSentence: from the cells with a request protocol; says when no grant went to a waiter", () => {

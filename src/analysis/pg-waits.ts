@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { UserError } from "../util/errors.js";
 import { summariseStallMatches, type StallMatch, type StallTraceSummary } from "../postgres/armed-waits.js";
 export { matchStallsToTrace, summariseStallMatches, type StallMatch, type StallTraceSummary } from "../postgres/armed-waits.js";
-import { ratioOfSums, fmtInterval, type Interval } from "./mechanism.js";
+import { ratioOfSums, type Interval } from "./mechanism.js";
 
 /** The row fields read here (a subset of PgMechanismRow). */
 export interface PgWaitRow {
@@ -150,7 +150,7 @@ export function waitCellTable(cells: readonly PgWaitCell[]): Record<string, stri
     slice_extension: c.setting,
     runs: c.runs,
     "request holds": fmtN(c.endedHolds),
-    "with an armed wait": `${fmtN(c.armedWaitHolds)} (${fmtInterval(c.armedWaitHoldShare, 2, 100)} %)`,
+    "with an armed wait": `${fmtN(c.armedWaitHolds)} (${pct(c.armedWaitHolds, c.endedHolds)})`,
     "armed spin waits / spin waits": `${fmtN(c.armedSpinWaits)} / ${fmtN(c.spinWaits)}`,
     "armed LWLock sleeps / sleeps": `${fmtN(c.armedLwlockSleeps)} / ${fmtN(c.lwlockSleeps)}`,
     "grants while waiting / kernel grants": `${fmtN(c.waitGrants)} / ${c.kernelGrants === null ? "—" : fmtN(c.kernelGrants)}`,
