@@ -12,7 +12,7 @@ import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { guestPgScript, parseDiagCounters, parseHugeMeminfo, planPgRuns, rowFromPgRunDir, defaultPgShape, type PgMechanismRow } from "../src/drivers/mechanism-pg/run.js";
+import { guestPgScript, parseDiagCounters, parseHugeMeminfo, pgWaitFields, writePgWaitEvidence, planPgRuns, rowFromPgRunDir, defaultPgShape, type PgMechanismRow } from "../src/drivers/mechanism-pg/run.js";
 import { pgAnswerSentence, pgEffect, summarisePgCells, pgFactorialTable } from "../src/analysis/mechanism-pg.js";
 import { parseHolderTrace } from "../src/parse/holder-trace.js";
 import { diagPatchFiles, patchFiles } from "../src/postgres/patch.js";
@@ -48,6 +48,39 @@ test("guestPgScript: a fresh server per run with huge_pages and slice_extension 
   const header = /echo "(# slicelab-lhp hold log v1:[^"]*)"/.exec(s)![1]!;
   const t = parseHolderTrace(`${header}\n# worker 7 tid 7 holds 3 logged 0 lost 0\n# slicelab-lhp trace follows\n`, "x");
   assert.equal(t.minLogNs, 0);
+  // the v3 diag build's wait files are cleared before and copied after every run; the setting is recorded
+  assert.match(s, /rm -f [^\n]*slicelab-armed-waits\.txt [^\n]*slicelab-wakeup-stalls\.txt/);
+  assert.match(s, /cp \$PGDATA\/slicelab-armed-waits\.txt "\$R\/armed-waits\.txt"/);
+  assert.match(s, /cp \$PGDATA\/slicelab-wakeup-stalls\.txt "\$R\/wakeup-stalls\.txt"/);
+  assert.match(s, /echo \$ext > "\$R\/slice_extension"/);
+});
+
+test("guestPgScript: --on-setting spinlock makes the on runs slice_extension = spinlock; off stays off", () => {
+  const runs = planPgRuns({ blocks: 1, modes: ["full"], hugePages: ["off"], extensions: ["off", "on"], seed: 2 });
+  const s = guestPgScript({ bin: "/b", user: "u", runs, shape: defaultPgShape(), bufferKb: 1024, onSetting: "spinlock" });
+  const on = runs.find((r) => r.extension === "on")!;
+  const off = runs.find((r) => r.extension === "off")!;
+  assert.match(s, new RegExp(`^run ${on.id} full off spinlock ${on.seed}$`, "m"));
+  assert.match(s, new RegExp(`^run ${off.id} full off off ${off.seed}$`, "m"));
+  assert.doesNotMatch(s, /^run .* all /m);
+});
+
+test("pgWaitFields: the armed-wait and wakeup sums of a run directory; nulls without the files, zero wakeups when only the wakeup file is absent", () => {
+  const dir = mkdtempSync(join(tmpdir(), "mech-pg-waits-"));
+  assert.equal(pgWaitFields(dir).endedHolds, null);
+  assert.equal(pgWaitFields(dir).wakeups, null);
+  writeFileSync(join(dir, "slice_extension"), "spinlock\n");
+  writeFileSync(join(dir, "armed-waits.txt"),
+    "slicelab-armed-waits pid=5 type=client backend unmeasured_holds=0 spin_waits=9 armed_spin_waits=3 spin_sleeps=1 armed_spin_sleeps=0 lwlock_sleeps=4 armed_lwlock_sleeps=1 ended_holds=70 armed_wait_holds=4 spin_wait_grants=2 lwlock_wait_grants=1\n");
+  const a = pgWaitFields(dir);
+  assert.deepEqual([a.sliceSetting, a.endedHolds, a.armedWaitHolds, a.armedSpinWaits, a.spinWaitGrants, a.lwlockWaitGrants, a.wakeups, a.wakeupYields], ["spinlock", 70, 4, 3, 2, 1, 0, 0]);
+  writeFileSync(join(dir, "wakeup-stalls.txt"),
+    "slicelab-wakeup-stalls pid=5 type=client backend wakeups=6 waiters=7 yields=1 yield_waiters=2 stall_ns=30000 stall_max_ns=30000 release_ns=500 logged=1 lost=0\nstall 5 100 30100 2\n");
+  const b = pgWaitFields(dir);
+  assert.deepEqual([b.wakeups, b.wakeupYields, b.wakeupYieldWaiters, b.wakeupStallNs, b.wakeupStallMaxNs, b.wakeupReleaseNs], [6, 1, 2, 30000, 30000, 500]);
+  writeFileSync(join(dir, "wakeup-stalls.txt"), "stall 5 100 30100 2\n");
+  assert.throws(() => pgWaitFields(dir), (e: unknown) => e instanceof ParseError && /wakeup-stalls\.txt:1/.test(e.message));
+  rmSync(dir, { recursive: true, force: true });
 });
 
 const DIAG = [
@@ -298,4 +331,28 @@ test("pgPooledRate and pgTraced pool the runs of a partial cell", async () => {
   assert.ok(i.lo < 150 && i.hi > 150);
   assert.equal(pgPooledRate(rows, { mode: "full", hugePages: "on" }, "faults").n, 1);
   assert.deepEqual(pgTraced(rows, { mode: "full" }), { runs: 3, kernel: 3, kernelFault: 3, atReturn: 2, returnFault: 1 });
+});
+
+test("writePgWaitEvidence: copies the wait files into the record and matches each stall with the run's trace", () => {
+  const root = mkdtempSync(join(tmpdir(), "mech-pg-ev-"));
+  const raw = join(root, "raw");
+  const rec = join(root, "rec");
+  mkdirSync(rec);
+  assert.throws(() => writePgWaitEvidence(rec), (e: unknown) => e instanceof UserError && /provenance\.json: no such file/.test(e.message));
+  writeFileSync(join(rec, "provenance.json"), JSON.stringify({ rawDir: raw }));
+  assert.throws(() => writePgWaitEvidence(rec), (e: unknown) => e instanceof UserError && /has no runs\/ directory/.test(e.message));
+  const d = join(raw, "runs", "001");
+  syntheticRun(d, { kernelFault: false });
+  writeFileSync(join(d, "slice_extension"), "spinlock\n");
+  writeFileSync(join(d, "wakeup-stalls.txt"),
+    "slicelab-wakeup-stalls pid=101 type=client backend wakeups=3 waiters=3 yields=1 yield_waiters=1 stall_ns=110000 stall_max_ns=110000 release_ns=20 logged=1 lost=0\nstall 101 1000040000 1000150000 1\n");
+  mkdirSync(join(raw, "runs", "002"), { recursive: true });
+  const runs = writePgWaitEvidence(rec);
+  assert.equal(runs.length, 1);
+  assert.equal(runs[0]!.setting, "spinlock");
+  // the synthetic trace: 101 switched out at 1.000050 s, back in at 1.000150 s
+  assert.deepEqual([runs[0]!.summary.matched, runs[0]!.stalls[0]!.outNs, runs[0]!.stalls[0]!.offCpuNs, runs[0]!.stalls[0]!.viaYield], [1, 1_000_050_000, 100_000, false]);
+  assert.ok(existsSync(join(rec, "wakeup-stalls-001.txt")));
+  assert.equal(JSON.parse(readFileSync(join(rec, "stall-trace.json"), "utf8")).runs.length, 1);
+  rmSync(root, { recursive: true, force: true });
 });

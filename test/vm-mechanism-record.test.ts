@@ -1,6 +1,6 @@
 /**
  * A mechanism run leaves a complete record: `slicelab mechanism run` (micro
- * and --pg) writes record.json (study dipietro-2026) beside its rows, from a
+ * and --pg) writes record.json (study mechanism-2026) beside its rows, from a
  * simulated guest's result (no VM); `mechanism analyse DIR` rewrites it from
  * provenance.json, keeping what an older, hand-derived envelope knew.
  */
@@ -47,12 +47,12 @@ function pgRun(): PgMechanismRun {
     tpsLoad: 100, tpsConnect: 5, transactionsLoad: 200, transactionsConnect: 10,
   })) as unknown as PgMechanismRow[];
   return {
-    rawDir: "/nonexistent/raw", vm: { ...VM, memMiB: 3072 }, kernelRelease: "7.2.13", levels: { modes: ["lazy"], hugePages: ["off", "on"], extensions: ["on"] }, plan, shape: defaultPgShape({ durationS: 2 }), rows, failed: [], seedSeconds: 3,
+    rawDir: "/nonexistent/raw", vm: { ...VM, memMiB: 3072 }, kernelRelease: "7.2.13", levels: { modes: ["lazy"], hugePages: ["off", "on"], extensions: ["on"] }, onSetting: "all", plan, shape: defaultPgShape({ durationS: 2 }), rows, failed: [], seedSeconds: 3,
     guest: { nrHugepages: "600", sharedMemoryHugePages: "540", meminfoBoot: null, ...GUEST },
   };
 }
 
-test("writeMicroRecord: a run's directory is a complete record (record.json, study dipietro-2026, the VM, design, command)", () => {
+test("writeMicroRecord: a run's directory is a complete record (record.json, study mechanism-2026, the VM, design, command)", () => {
   const dir = join(mkdtempSync(join(tmpdir(), "mech-rec-")), "20261202T010000Z");
   const command = ["slicelab", "mechanism", "run", "--accel", "tcg-icount", "--blocks", "1", "--seed", "9"];
   writeMicroRecord(dir, microRun(), { ...CTX(command), design: { blocks: 1, seed: 9, factors: { mode: ["full", "lazy"], pages: ["4k"], extension: ["off", "on"] } } }, {
@@ -60,7 +60,7 @@ test("writeMicroRecord: a run's directory is a complete record (record.json, stu
   });
   assert.ok(existsSync(join(dir, "record.json")), "the runner wrote record.json");
   const r = readRecord(dir);
-  assert.equal(r.study, "dipietro-2026");
+  assert.equal(r.study, "mechanism-2026");
   assert.deepEqual(r.environment, { kind: "vm", detail: "the kit's VM: QEMU TCG-ICOUNT (--accel tcg-icount), 1 vCPU, 2048 MiB, boot line no_timer_check (provenance.json)" });
   assert.deepEqual(r.command, command);
   assert.match(r.title, /micro-benchmark.*Linux 7\.2\.13, QEMU tcg-icount\), 4 of 5 planned runs/);
@@ -89,7 +89,7 @@ test("writePgRecord: the --pg run's record.json names the server build and the h
     accel: "tcg-icount", kernel: "/k/bzImage", bin: "/x/install/18.1-diag/bin", build: { version: "18.1", variant: "diag", patch: { files: [], sha256: [], hash: "e".repeat(12) } },
   });
   const r = readRecord(dir);
-  assert.equal(r.study, "dipietro-2026");
+  assert.equal(r.study, "mechanism-2026");
   assert.equal(r.environment && (r.environment as { kind: string }).kind, "vm");
   assert.match(r.title, /PostgreSQL 18 \(diag build\).*2 of 2 planned runs/);
   assert.deepEqual((r.design as Record<string, unknown>).factors, { mode: ["lazy"], huge_pages: ["off", "on"], extension: ["on"] });

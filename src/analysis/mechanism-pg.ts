@@ -166,3 +166,38 @@ export function pgTraced(rows: readonly PgFactorialRow[], where: Partial<{ mode:
     returnFault: sum(rs.map((r) => r.returnFault)),
   };
 }
+
+/** How a record's times were made, in words: every PostgreSQL mechanism record is emulated. */
+export function accelLabel(accel: string): string {
+  if (accel === "tcg-icount") return "emulated (QEMU TCG, icount: guest time counted in instructions)";
+  if (accel === "tcg") return "emulated (plain QEMU TCG)";
+  if (accel === "kvm") return "KVM guest (real CPU, virtualised)";
+  return `unknown accel ${JSON.stringify(accel)}`;
+}
+
+/**
+ * The same cells side by side for records of different patch versions (issue
+ * 27: v3 re-runs v2's design): per cell and version, runs, faults under lock
+ * and holds with an involuntary switch per 1,000,000 holds (bootstrap
+ * intervals), the traced holder preemptions in the kernel / at return, and the
+ * kernel's grants (rseq/stats). Cells missing from a version show "—".
+ */
+export function pgVersionTable(groups: readonly { version: string; accel: string; rows: readonly PgFactorialRow[] }[]): Record<string, string | number>[] {
+  const per = groups.map((g) => ({ g, cells: summarisePgCells(g.rows) }));
+  const keys: string[] = [];
+  for (const p of per) for (const c of p.cells) if (!keys.includes(pgCellKey(c))) keys.push(pgCellKey(c));
+  return keys.map((k) => {
+    const out: Record<string, string | number> = { cell: k };
+    for (const p of per) {
+      const v = p.g.version;
+      const c = p.cells.find((x) => pgCellKey(x) === k);
+      const grants = pgCellRows(p.g.rows, { mode: k.split("/")[0]!, hugePages: k.split("/")[1]!, extension: k.split("/")[2]! }).map((r) => r.grants);
+      out[`${v} runs`] = c?.runs ?? 0;
+      out[`${v} faults /M`] = c ? fmtInterval(c.rates.faults, 1) : "—";
+      out[`${v} involuntary-switch holds /M`] = c ? fmtInterval(c.rates.preemptedHolds, 1) : "—";
+      out[`${v} traced in kernel / at return`] = c ? `${c.totals.kernel} / ${c.totals.atReturn}` : "—";
+      out[`${v} kernel grants`] = c ? (grants.every((x) => typeof x === "number") ? sum(grants as number[]) : "not recorded") : "—";
+    }
+    return out;
+  });
+}

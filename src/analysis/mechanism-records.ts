@@ -3,7 +3,9 @@
  * 07 and REPRODUCE §8: micro-benchmark records (`slicelab mechanism run`) are
  * pooled when they share the micro shape, kernel release, accel and vCPU
  * count (more blocks of one factorial); PostgreSQL records (`mechanism run
- * --pg`, rows with hugePages) are pooled by kernel, accel and server shape.
+ * --pg`, rows with hugePages) are pooled by kernel, accel, server shape and
+ * patch version (the record's postgres.patch hash, versions.json: v2 and v3
+ * records are never pooled).
  * Rows get `run` prefixed with their record's name. Since issue 24 the
  * PostgreSQL records are their own study's (data/runs/mechanism-pg/): the
  * directory of the micro records is read with its sibling mechanism-pg.
@@ -11,6 +13,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { UserError } from "../util/errors.js";
+import { patchVersionOfField, recordPatchVersion } from "../postgres/patch-version.js";
 
 export interface MechRecordGroup {
   /** Record names joined with " + ". */
@@ -22,6 +25,8 @@ export interface MechRecordGroup {
   kernelRelease: string;
   accel: string;
   cpus: number;
+  /** PostgreSQL groups: the patch version of their records ("v2", "v3"; from record.json, else provenance's build); null for micro groups. */
+  patchVersion?: string | null;
   /** The newest record's provenance, with plan and failed runs of every record. */
   prov: Record<string, any>;
   rows: any[];
@@ -55,12 +60,13 @@ export function loadMechanismGroups(root: string): MechRecordGroup[] {
     const kind: MechRecordGroup["kind"] = pg ? "pg" : accel === "host" ? "micro-host" : "micro-vm";
     const release = String(prov.kernel?.release ?? "unknown");
     const cpus = Number(prov.vm?.cpus ?? 0);
+    const patchVersion = pg ? pgPatchVersion(join(root, name), prov) : null;
     // issue 26: attributed runs (--attribute, sched/features, extra micro arguments) are their own groups
-    const key = JSON.stringify([kind, release, accel, cpus, prov.shape ?? null, prov.guest?.attribution ?? null]);
+    const key = JSON.stringify([kind, release, accel, cpus, prov.shape ?? null, prov.guest?.attribution ?? null, patchVersion, prov.onSetting ?? null]);
     const tagged = rows.map((r: any) => ({ ...r, run: `${name}/${r.run}` }));
     const g = groups.get(key);
     if (!g) {
-      groups.set(key, { name, names: [name], paths: [path], kind, kernelRelease: release, accel, cpus, prov: { ...prov, plan: prov.plan ?? [], failed: prov.failed ?? [] }, rows: tagged });
+      groups.set(key, { name, names: [name], paths: [path], kind, kernelRelease: release, accel, cpus, patchVersion, prov: { ...prov, plan: prov.plan ?? [], failed: prov.failed ?? [] }, rows: tagged });
     } else {
       g.names.push(name);
       g.paths.push(path);
@@ -70,6 +76,13 @@ export function loadMechanismGroups(root: string): MechRecordGroup[] {
     }
   }
   return [...groups.values()];
+}
+
+/** A PostgreSQL record's patch version: its envelope's postgres.patch, else the build named in provenance.json. */
+function pgPatchVersion(dir: string, prov: Record<string, any>): string {
+  const env = recordPatchVersion(dir);
+  if (env.version !== "unknown") return env.version;
+  return patchVersionOfField(prov.postgres?.build?.patch).version;
 }
 
 /**
@@ -83,6 +96,8 @@ export function pickMechanismGroups(groups: readonly MechRecordGroup[]): {
   host: MechRecordGroup | null;
   tcg: MechRecordGroup[];
   pg: MechRecordGroup | null;
+  /** The PostgreSQL group with most rows of each patch version, run with slice_extension = all in its "on" runs (v2's are the issue-14 factorial, v3's its re-run, issue 27). */
+  pgByVersion: Record<string, MechRecordGroup>;
   /** The rows the predictions read: the 7.x factorial plus the none reference (VM if present, else host). */
   rows: any[];
 } {
@@ -93,9 +108,12 @@ export function pickMechanismGroups(groups: readonly MechRecordGroup[]): {
   const host = most(groups.filter((g) => g.kind === "micro-host"));
   // plain-TCG contrasts of the factorial: the same kernel release (a 6.x none reference under plain TCG is the none reference, not a contrast)
   const tcg = micro.filter((g) => g.accel === "tcg" && g !== noneVm && (!vm || g.kernelRelease === vm.kernelRelease));
-  const pg = most(groups.filter((g) => g.kind === "pg"));
+  const pgAll = groups.filter((g) => g.kind === "pg" && (g.prov.onSetting ?? "all") === "all");
+  const pg = most(pgAll);
+  const pgByVersion: Record<string, MechRecordGroup> = {};
+  for (const v of [...new Set(pgAll.map((g) => g.patchVersion ?? "unknown"))].sort()) pgByVersion[v] = most(pgAll.filter((g) => (g.patchVersion ?? "unknown") === v))!;
   const rows = [...(vm?.rows ?? []), ...((noneVm ?? host)?.rows ?? [])];
-  return { vm, noneVm, host, tcg, pg, rows };
+  return { vm, noneVm, host, tcg, pg, pgByVersion, rows };
 }
 
 /** Issue 26: the micro groups made with --attribute (each a distinct set-up: sched/features, extra micro arguments). */

@@ -3,7 +3,7 @@ import { numberOption, parseCommandArgs, printJson } from "../args.js";
 import { UserError } from "../../util/errors.js";
 import { ACCELS } from "../../vm/qemu.js";
 import { PAGE_LEVELS } from "../../drivers/mechanism/index.js";
-import { analyseMechanismRecord } from "../../study/drivers/mechanism-files.js";
+import { analyseMechanismRecord, pgWaitEvidence } from "../../study/drivers/mechanism-files.js";
 import { studyCommand } from "./study.js";
 
 const usage = `usage: slicelab mechanism SUBCOMMAND [OPTIONS] [--json]
@@ -35,6 +35,7 @@ const usage = `usage: slicelab mechanism SUBCOMMAND [OPTIONS] [--json]
   run --pg [--blocks N] [--duration S] [--modes full,lazy] [--huge-pages off,on]
       [--extensions off,on] [--shared-buffers 1GB] [--scale N] [--clients C]
       [--connect-clients K] [--bin DIR] [--mem MIB] [--accel …] [--kernel PATH]
+      [--on-setting all|spinlock|lwlock]
       An alias of \`slicelab study run mechanism-pg\`: the same factorial on
       PostgreSQL 18 (the diagnostic build, \`slicelab postgres build --variant diag\`,
       or --bin DIR): mode × huge_pages × slice_extension in N randomised blocks
@@ -43,13 +44,22 @@ const usage = `usage: slicelab mechanism SUBCOMMAND [OPTIONS] [--json]
       server (an empty pool: the freelist phase) with C persistent select-only
       sessions and K sessions connecting per transaction (new backends). Per run:
       spin-style holds, faults and involuntary switches inside them (diag counters),
-      where the traced preempted holders were, grants, huge pages held, tps.
+      where the traced preempted holders were, grants, huge pages held, tps; with the
+      v3 diag build also waits with the request armed, grants taken while waiting,
+      and LWLockWakeup's stalls (a grant yielded before the dequeued waiters were
+      woken). --on-setting: slice_extension in the "on" runs (default all;
+      spinlock shows the LWLockWakeup stall).
       The record: data/runs/mechanism-pg/STAMP/ (or --out DIR), the files in out/.
   run --host [--blocks N] [--pages …] [--duration S] …
       The same runs on this machine's kernel instead of a VM (root; tracefs and
       debugfs mounted): a private tracing instance, the preemption mode as it is
       (read, never changed), extension off, no huge-page reservation
       (study mechanism-micro with --param host=true).
+  wait-evidence DIR
+      A --pg record made with the v3 diag build (DIR/out/ of a study record, or DIR
+      of an older one): copy each run's armed-waits and wakeup-stalls files from the
+      raw directory into it and match every LWLockWakeup stall with the run's trace
+      (stall-trace.json).
   analyse DIR
       Recompute cells, predictions and the answer from the record's rows.json (a
       --pg record: cells.json and answer.txt): DIR/out/ of a study record, or DIR of
@@ -76,6 +86,7 @@ const MICRO_PARAMS: Record<string, string> = {
 const PG_PARAMS: Record<string, string> = {
   blocks: "blocks", duration: "duration", seed: "seed", mem: "mem", accel: "accel", kernel: "kernel", timeout: "timeout",
   "shared-buffers": "shared_buffers", scale: "scale", clients: "clients", "connect-clients": "connect_clients", bin: "bin",
+  "on-setting": "on_setting",
 };
 
 /**
@@ -90,7 +101,7 @@ export function mechanismStudyArgv(rest: string[]): string[] {
     cpus: { type: "string" }, mem: { type: "string" }, accel: { type: "string" }, kernel: { type: "string" },
     timeout: { type: "string" }, out: { type: "string" }, quiet: { type: "boolean" }, json: { type: "boolean" }, host: { type: "boolean" },
     pg: { type: "boolean" }, "huge-pages": { type: "string" }, "shared-buffers": { type: "string" }, scale: { type: "string" },
-    clients: { type: "string" }, "connect-clients": { type: "string" }, bin: { type: "string" },
+    clients: { type: "string" }, "connect-clients": { type: "string" }, bin: { type: "string" }, "on-setting": { type: "string" },
     attribute: { type: "boolean" }, "sched-features": { type: "string" }, "micro-args": { type: "string" }, "dry-run": { type: "boolean" },
   });
   if (positionals.length > 0) throw new UserError(`unexpected argument ${JSON.stringify(positionals[0])}`);
@@ -115,7 +126,7 @@ export function mechanismStudyArgv(rest: string[]): string[] {
     if (ext) params.push(["extensions", ext]);
     for (const [flag, name] of Object.entries(PG_PARAMS)) if (str(flag) !== undefined) params.push([name, str(flag)!]);
   } else {
-    for (const k of ["huge-pages", "shared-buffers", "scale", "clients", "connect-clients", "bin"]) {
+    for (const k of ["huge-pages", "shared-buffers", "scale", "clients", "connect-clients", "bin", "on-setting"]) {
       if (v[k] !== undefined) throw new UserError(`--${k} belongs to \`mechanism run --pg\``);
     }
     const host = v.host === true;
@@ -156,7 +167,15 @@ export const mechanismCommand: Command = {
       else process.stdout.write(`${r.answer}\n`);
       return 0;
     }
-    if (sub !== "run") throw new UserError(`expected a subcommand (run, analyse), found ${sub === undefined ? "none" : JSON.stringify(sub)} (see \`slicelab mechanism --help\`)`);
+    if (sub === "wait-evidence") {
+      const { values, positionals } = parseCommandArgs("mechanism", rest, { json: { type: "boolean" } });
+      if (positionals.length !== 1) throw new UserError("usage: slicelab mechanism wait-evidence DIR");
+      const runs = pgWaitEvidence(positionals[0]!);
+      if (values.json) printJson({ dir: positionals[0], runs: runs.map((r) => ({ run: r.run, setting: r.setting, ...r.summary })) });
+      else for (const r of runs) process.stdout.write(`run ${r.run} (${r.setting}): ${r.summary.stalls} stalls, ${r.summary.matched} matched in the trace, ${r.summary.viaYield} through rseq_slice_yield\n`);
+      return 0;
+    }
+    if (sub !== "run") throw new UserError(`expected a subcommand (run, analyse, wait-evidence), found ${sub === undefined ? "none" : JSON.stringify(sub)} (see \`slicelab mechanism --help\`)`);
     return studyCommand.run(mechanismStudyArgv(rest));
   },
 };

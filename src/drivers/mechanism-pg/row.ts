@@ -4,7 +4,7 @@
  * analysis reads (`PgFactorialRow` in src/analysis/mechanism-pg.ts) are derived.
  */
 import type { Accel } from "../../vm/qemu.js";
-import { col, schemaCsv, type RowOf } from "../row-schema.js";
+import { col, optional, schemaCsv, type RowOf } from "../row-schema.js";
 import { DESCHED_COLUMNS, type ExtLevel, type PreemptMode } from "../mechanism/row.js";
 
 export type HugeLevel = "off" | "on";
@@ -50,6 +50,25 @@ export const PG_MECHANISM_ROW = {
   tpsConnect: col<number>(),
   transactionsLoad: col<number | null>(),
   transactionsConnect: col<number | null>(),
+  /**
+   * The v3 diag build's armed-wait and wakeup counters (issue 27 item 6), summed over the run's
+   * processes; absent on records made before them, null when the run's files lack them.
+   */
+  sliceSetting: optional<string | null>(),
+  endedHolds: optional<number | null>(),
+  armedWaitHolds: optional<number | null>(),
+  spinWaits: optional<number | null>(),
+  armedSpinWaits: optional<number | null>(),
+  lwlockSleeps: optional<number | null>(),
+  armedLwlockSleeps: optional<number | null>(),
+  spinWaitGrants: optional<number | null>(),
+  lwlockWaitGrants: optional<number | null>(),
+  wakeups: optional<number | null>(),
+  wakeupYields: optional<number | null>(),
+  wakeupYieldWaiters: optional<number | null>(),
+  wakeupStallNs: optional<number | null>(),
+  wakeupStallMaxNs: optional<number | null>(),
+  wakeupReleaseNs: optional<number | null>(),
 };
 
 /** One row per run of the PostgreSQL factorial. */

@@ -46,7 +46,14 @@ import { bootPerBlock } from "../../vm/block-boots.js";
 import { utcStamp } from "../../util/stamp.js";
 import type { HugeLevel, PgMechanismRow } from "./row.js";
 export * from "./row.js";
+import { armedWaitTotals, matchStallsToTrace, parseArmedWaits, parseWakeupStalls, summariseStallMatches, wakeupStallTotals, type StallMatch, type StallTraceSummary } from "../../postgres/armed-waits.js";
+import { copyFileSync } from "node:fs";
+import { writeFileAtomic } from "../../util/fs.js";
 
+
+/** What slice_extension is in the runs of extension "on" (default all; spinlock for the LWLockWakeup stall, issue 27 item 6). */
+export const ON_SETTINGS = ["all", "spinlock", "lwlock"] as const;
+export type OnSetting = (typeof ON_SETTINGS)[number];
 
 export interface PgCell {
   mode: PreemptMode;
@@ -123,9 +130,9 @@ export function prepareSeedCluster(o: { bin: string; user: string; dir: string; 
  * -i once, huge pages reserved for the server's shared memory
  * (shared_memory_size_in_huge_pages), tracefs set up, then every planned run.
  */
-export function guestPgScript(o: { bin: string; user: string; runs: PgPlannedRun[]; shape: PgShape; bufferKb: number; seed?: string }): string {
+export function guestPgScript(o: { bin: string; user: string; runs: PgPlannedRun[]; shape: PgShape; bufferKb: number; seed?: string; onSetting?: OnSetting }): string {
   const s = o.shape;
-  const runs = o.runs.map((r) => `run ${r.id} ${r.mode} ${r.hugePages} ${r.extension === "on" ? "all" : "off"} ${r.seed}`).join("\n");
+  const runs = o.runs.map((r) => `run ${r.id} ${r.mode} ${r.hugePages} ${r.extension === "on" ? (o.onSetting ?? "all") : "off"} ${r.seed}`).join("\n");
   return `set -u
 O="$SLICELAB_VM_OUT"; T=/sys/kernel/tracing; D=/sys/kernel/debug; B=${shQuote(o.bin)}; U=${shQuote(o.user)}
 P=/run/slicelab-pg; PGDATA=$P/data
@@ -164,7 +171,8 @@ run() {
   R="$O/runs/$id"; mkdir -p "$R"; rm -f $P/server.log
   echo $mode > $D/sched/preempt || { note "run $id: sched/preempt $mode refused"; echo refused > "$R/status"; return; }
   cat $D/sched/preempt > "$R/preempt"
-  rm -f $PGDATA/slicelab-diag.txt $PGDATA/slicelab-holds.txt
+  rm -f $PGDATA/slicelab-diag.txt $PGDATA/slicelab-holds.txt $PGDATA/slicelab-armed-waits.txt $PGDATA/slicelab-wakeup-stalls.txt
+  echo $ext > "$R/slice_extension"
   # the server log goes to the guest's tmpfs (the shared directory is not writable by the cluster user)
   if ! as $B/pg_ctl -D $PGDATA -l $P/server.log -w -t 600 -o "-c huge_pages=$hp -c slice_extension=$ext" start > "$R/pg_ctl-start.txt" 2>&1; then
     grep -i huge /proc/meminfo > "$R/meminfo-start.txt"; cp $P/server.log "$R/server.log" 2>/dev/null; echo start-failed > "$R/status"; return
@@ -186,6 +194,8 @@ run() {
   as $B/pg_ctl -D $PGDATA -w -t 600 -m fast stop > /dev/null
   cp $P/server.log "$R/server.log"
   cp $PGDATA/slicelab-diag.txt "$R/diag.txt" 2>/dev/null
+  cp $PGDATA/slicelab-armed-waits.txt "$R/armed-waits.txt" 2>/dev/null
+  cp $PGDATA/slicelab-wakeup-stalls.txt "$R/wakeup-stalls.txt" 2>/dev/null
   { echo "${HOLD_LOG_HEADER} postgres diag build, holds >= 0 ns with an involuntary switch"; cat $PGDATA/slicelab-holds.txt 2>/dev/null; echo "${TRACE_SEPARATOR}"; cat $T/trace; } | gzip -1 > "$R/holder-trace.txt.gz"
   echo "$lr $c" > "$R/pgbench-status"
   [ "$lr" = 0 ] && [ "$c" = 0 ] && echo 0 > "$R/status" || echo pgbench-failed > "$R/status"
@@ -257,7 +267,31 @@ export function parseHugeMeminfo(text: string, file: string): HugeMeminfo {
   return { total: get("HugePages_Total"), free: get("HugePages_Free"), rsvd: get("HugePages_Rsvd"), surp: get("HugePages_Surp"), pageKiB: get("Hugepagesize") };
 }
 
-/** One row per run of the PostgreSQL factorial. */
+/** The armed-wait and wakeup fields of a row from a run directory's armed-waits.txt and wakeup-stalls.txt (nulls where a file is missing). */
+export function pgWaitFields(dir: string): Required<Pick<PgMechanismRow, "sliceSetting" | "endedHolds" | "armedWaitHolds" | "spinWaits" | "armedSpinWaits" | "lwlockSleeps" | "armedLwlockSleeps" | "spinWaitGrants" | "lwlockWaitGrants" | "wakeups" | "wakeupYields" | "wakeupYieldWaiters" | "wakeupStallNs" | "wakeupStallMaxNs" | "wakeupReleaseNs">> {
+  const aw = readIf(join(dir, "armed-waits.txt"));
+  const a = aw === null ? null : armedWaitTotals(parseArmedWaits(aw, join(dir, "armed-waits.txt"))).totals;
+  const ws = readIf(join(dir, "wakeup-stalls.txt"));
+  // a run whose processes woke no waiter writes no file: zero wakeups, when the armed-waits file says the build has the counters
+  const w = ws !== null ? wakeupStallTotals(parseWakeupStalls(ws, join(dir, "wakeup-stalls.txt"))) : a !== null && a.ended_holds !== null ? wakeupStallTotals({ processes: [], stalls: [] }) : null;
+  return {
+    sliceSetting: (readIf(join(dir, "slice_extension")) ?? "").trim() || null,
+    endedHolds: a?.ended_holds ?? null,
+    armedWaitHolds: a?.armed_wait_holds ?? null,
+    spinWaits: a?.spin_waits ?? null,
+    armedSpinWaits: a?.armed_spin_waits ?? null,
+    lwlockSleeps: a?.lwlock_sleeps ?? null,
+    armedLwlockSleeps: a?.armed_lwlock_sleeps ?? null,
+    spinWaitGrants: a?.spin_wait_grants ?? null,
+    lwlockWaitGrants: a?.lwlock_wait_grants ?? null,
+    wakeups: w?.wakeups ?? null,
+    wakeupYields: w?.yields ?? null,
+    wakeupYieldWaiters: w?.yield_waiters ?? null,
+    wakeupStallNs: w?.stall_ns ?? null,
+    wakeupStallMaxNs: w?.stall_max_ns ?? null,
+    wakeupReleaseNs: w?.release_ns ?? null,
+  };
+}
 
 function readIf(p: string): string | null {
   return existsSync(p) ? readFileSync(p, "utf8") : null;
@@ -321,6 +355,7 @@ export function rowFromPgRunDir(dir: string, r: PgPlannedRun, ctx: { kernelRelea
     tpsConnect: conn.tps,
     transactionsLoad: load.transactionsProcessed,
     transactionsConnect: conn.transactionsProcessed,
+    ...pgWaitFields(dir),
   };
 }
 
@@ -340,6 +375,8 @@ export interface PgMechanismOptions {
   timeoutS?: number;
   rawDir?: string;
   onConsole?: (s: string) => void;
+  /** slice_extension in the "on" runs (default all). */
+  onSetting?: OnSetting;
 }
 
 export interface PgMechanismRun {
@@ -348,6 +385,8 @@ export interface PgMechanismRun {
   kernelRelease: string;
   /** The planner's levels, in the order it was given them: with blocks and seed they give the plan again. */
   levels: { modes: PreemptMode[]; hugePages: HugeLevel[]; extensions: ExtLevel[] };
+  /** slice_extension in the "on" runs. */
+  onSetting: OnSetting;
   plan: PgPlannedRun[];
   shape: PgShape;
   rows: PgMechanismRow[];
@@ -375,7 +414,7 @@ export async function runPgMechanismInVm(o: PgMechanismOptions): Promise<PgMecha
   const { vm, notReached } = await bootPerBlock(plan, {
     rawDir,
     timeoutS: (runs) => o.timeoutS ?? Math.round(300 + runs.length * perRun),
-    script: (runs) => guestPgScript({ bin: o.bin, user: o.user, runs, shape, bufferKb: 32768, seed: join(rawDir, "seed", "data") }),
+    script: (runs) => guestPgScript({ bin: o.bin, user: o.user, runs, shape, bufferKb: 32768, seed: join(rawDir, "seed", "data"), onSetting: o.onSetting }),
     vm: { kernel: o.kernel, accel: o.accel ?? "tcg-icount", cpus: 1, memMiB: o.memMiB ?? 3072, append: "no_timer_check", onConsole: o.onConsole },
   });
   const kernelRelease = (readIf(join(rawDir, "uname-r")) ?? "").trim() || (o.kernelRelease ?? "unknown");
@@ -399,6 +438,7 @@ export async function runPgMechanismInVm(o: PgMechanismOptions): Promise<PgMecha
     vm: { accel: vm.accel, accelReason: vm.accelReason, cpus: vm.cpus, memMiB: vm.memMiB, append: vm.append, exitStatus: vm.exitStatus, timedOut: vm.timedOut, bootToCommandS: vm.bootToCommandS, totalS: vm.totalS },
     kernelRelease,
     levels,
+    onSetting: o.onSetting ?? "all",
     plan,
     shape,
     rows,
@@ -430,4 +470,43 @@ export async function ensureDiagBin(bin?: string): Promise<{ bin: string; user: 
   const b = await buildPostgres(src, "diag", {});
   const r = b.record;
   return { bin: b.binDir, user, build: { version: r.version, variant: r.variant, patch: r.patch, configure: r.configure, prefix: r.prefix } };
+}
+
+export interface StallTraceRun {
+  run: string;
+  setting: string | null;
+  summary: StallTraceSummary;
+  stalls: StallMatch[];
+}
+
+/**
+ * Issue 27 item 6's evidence of a PostgreSQL mechanism record: copies each
+ * run's armed-waits.txt and wakeup-stalls.txt from the raw directory named in
+ * DIR/provenance.json into DIR (as armed-waits-RUN.txt, wakeup-stalls-RUN.txt),
+ * and, for the runs with logged stalls, matches each stall with the run's
+ * trace (the waker's switch out and back in, holder-trace.txt.gz) into
+ * DIR/stall-trace.json. Returns the matched runs; a missing raw directory is
+ * a UserError naming it.
+ */
+export function writePgWaitEvidence(dir: string): StallTraceRun[] {
+  const provPath = join(dir, "provenance.json");
+  if (!existsSync(provPath)) throw new UserError(`${provPath}: no such file (expected a record of \`slicelab mechanism run --pg\`)`);
+  const prov = JSON.parse(readFileSync(provPath, "utf8")) as { rawDir?: unknown };
+  const raw = typeof prov.rawDir === "string" ? prov.rawDir : null;
+  if (raw === null || !existsSync(join(raw, "runs"))) throw new UserError(`${provPath}: rawDir ${JSON.stringify(prov.rawDir)} has no runs/ directory (the raw files stay on the machine that ran the record)`);
+  const out: StallTraceRun[] = [];
+  for (const id of readdirSync(join(raw, "runs")).sort()) {
+    const rd = join(raw, "runs", id);
+    for (const f of ["armed-waits.txt", "wakeup-stalls.txt"]) if (existsSync(join(rd, f))) copyFileSync(join(rd, f), join(dir, f.replace(/\.txt$/, `-${id}.txt`)));
+    const ws = readIf(join(rd, "wakeup-stalls.txt"));
+    if (ws === null) continue;
+    const stalls = parseWakeupStalls(ws, join(rd, "wakeup-stalls.txt")).stalls;
+    if (stalls.length === 0) continue;
+    const tracePath = join(rd, "holder-trace.txt.gz");
+    const t = parseHolderTrace(gunzipSync(readFileSync(tracePath)).toString("utf8"), tracePath);
+    const m = matchStallsToTrace(stalls, t.switches);
+    out.push({ run: id, setting: (readIf(join(rd, "slice_extension")) ?? "").trim() || null, summary: summariseStallMatches(m), stalls: m });
+  }
+  writeFileAtomic(join(dir, "stall-trace.json"), `${JSON.stringify({ what: "each LWLockWakeup stall of the diag build's log matched with the run's sched_switch trace (tracefs, trace_clock mono; src/postgres/armed-waits.ts matchStallsToTrace)", runs: out }, null, 2)}\n`);
+  return out;
 }

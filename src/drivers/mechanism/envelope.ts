@@ -1,7 +1,7 @@
 /**
  * The envelope (record.json) of a mechanism record (`slicelab mechanism run`,
  * micro or --pg, VM or --host), built from the record's own provenance.json
- * and rows.json: study dipietro-2026, where it ran, the design (factors, blocks,
+ * and rows.json: study mechanism-2026, where it ran, the design (factors, blocks,
  * seed), the command line, kernel, preemption modes and the slice extension as
  * the rows saw them. The runner writes it at the end of a run; `mechanism
  * analyse DIR` rewrites it (keeping what an older envelope knew that the
@@ -22,7 +22,7 @@ import {
   type RecordEnvelope,
 } from "../../record/format.js";
 
-export const MECHANISM_STUDY = "dipietro-2026";
+export const MECHANISM_STUDY = "mechanism-2026"; // studies/mechanism-2026.json (was "dipietro-2026": records then needed `slicelab record convert`)
 
 type Json = Record<string, any>;
 

@@ -273,6 +273,7 @@ export const DRIVERS: readonly DriverSpec[] = [
       { name: "clients", kind: "int", default: 3, min: 1, doc: "persistent select-only sessions (the load)" },
       { name: "connect_clients", kind: "int", default: 2, min: 0, doc: "sessions connecting for every transaction (pgbench -C: new backends)" },
       { name: "bin", kind: "string", doc: "bin directory of a diagnostic build (default: `slicelab postgres build --variant diag`, built when missing)" },
+      { name: "on_setting", kind: "enum", default: "all", choices: ["all", "spinlock", "lwlock"], doc: "slice_extension in the runs whose extension is on (spinlock shows the LWLockWakeup stall)" },
       { name: "mem", kind: "int", default: 3072, min: 512, doc: "the VM's memory (MiB)" },
       { name: "accel", kind: "enum", default: "tcg-icount", choices: ["tcg-icount", "tcg", "kvm"], doc: "the VM's accelerator" },
       { name: "kernel", kind: "string", doc: "the guest's bzImage (default: the kit's cached 7.2 kernel)" },

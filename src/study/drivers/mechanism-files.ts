@@ -15,7 +15,7 @@ import { pgAnswerSentence, summarisePgCells } from "../../analysis/mechanism-pg.
 import { evaluatePredictions } from "../../analysis/mechanism-predictions.js";
 import { kitInfo, hostInfo } from "../../record/provenance.js";
 import { rowsCsv, writeMechanismEnvelope, type MechanismRow, type MechanismRun, type RunContext } from "../../drivers/mechanism/index.js";
-import { pgRowsCsv, type PgMechanismRow, type PgMechanismRun } from "../../drivers/mechanism-pg/run.js";
+import { pgRowsCsv, writePgWaitEvidence, type PgMechanismRow, type PgMechanismRun } from "../../drivers/mechanism-pg/run.js";
 import type { BuildRecord as KernelBuildRecord } from "../../kernel/build.js";
 
 export { CSV_FIELDS, rowsCsv } from "../../drivers/mechanism/index.js";
@@ -120,13 +120,28 @@ export function writePgFiles(
     postgres: { bin: o.bin, build: o.build },
     guest: r.guest,
     shape: r.shape,
+    onSetting: r.onSetting,
     plan: r.plan,
     failed: r.failed,
     rawDir: r.rawDir,
     kit: kitInfo(),
     host: hostInfo(),
   });
-  return writePgAnalysis(dir, r.rows);
+  const res = writePgAnalysis(dir, r.rows);
+  if (r.rows.some((x) => typeof x.endedHolds === "number")) writePgWaitEvidence(dir);
+  return res;
+}
+
+/**
+ * `slicelab mechanism wait-evidence DIR`: the v3 diag build's armed-wait and wakeup-stall files of a
+ * PostgreSQL mechanism record, copied into it and matched with the trace (src/drivers/mechanism-pg/);
+ * a study record's files are in DIR/out/, an older record's envelope is rewritten.
+ */
+export function pgWaitEvidence(dir: string): ReturnType<typeof writePgWaitEvidence> {
+  const study = existsSync(join(dir, "out", "provenance.json"));
+  const runs = writePgWaitEvidence(study ? join(dir, "out") : dir);
+  if (!study) writeMechanismEnvelope(dir);
+  return runs;
 }
 
 /** Writes a PostgreSQL mechanism record into DIR, then record.json. */

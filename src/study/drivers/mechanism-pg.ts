@@ -7,7 +7,7 @@
  */
 import { cachedKernel, defaultKernelImage } from "../../kernel/ensure.js";
 import { loadAverage } from "../../record/provenance.js";
-import { ensureDiagBin, runPgMechanismInVm, type HugeLevel } from "../../drivers/mechanism-pg/run.js";
+import { ensureDiagBin, runPgMechanismInVm, type HugeLevel, type OnSetting } from "../../drivers/mechanism-pg/run.js";
 import type { ExtLevel, PreemptMode } from "../../drivers/mechanism/index.js";
 import type { Accel } from "../../vm/qemu.js";
 import { UserError } from "../../util/errors.js";
@@ -39,6 +39,7 @@ export async function mechanismPg(ctx: DriverContext): Promise<DriverResult> {
     seed: num("seed"),
     shape: { sharedBuffers: str("shared_buffers"), scale: num("scale"), clients: num("clients"), connectClients: num("connect_clients"), durationS: num("duration") },
     timeoutS: p.timeout === undefined ? undefined : num("timeout"),
+    onSetting: p.on_setting as OnSetting,
     onConsole: consoleLines(ctx.log),
   });
   if (r.rows.length === 0) {
