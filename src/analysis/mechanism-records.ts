@@ -60,7 +60,7 @@ export function loadMechanismGroups(root: string): MechRecordGroup[] {
     const kind: MechRecordGroup["kind"] = pg ? "pg" : accel === "host" ? "micro-host" : "micro-vm";
     const release = String(prov.kernel?.release ?? "unknown");
     const cpus = Number(prov.vm?.cpus ?? 0);
-    const patchVersion = pg ? pgPatchVersion(join(root, name), prov) : null;
+    const patchVersion = pg ? pgPatchVersion(dir, prov) : null;
     // issue 26: attributed runs (--attribute, sched/features, extra micro arguments) are their own groups
     const key = JSON.stringify([kind, release, accel, cpus, prov.shape ?? null, prov.guest?.attribution ?? null, patchVersion, prov.onSetting ?? null]);
     const tagged = rows.map((r: any) => ({ ...r, run: `${name}/${r.run}` }));
